@@ -1,0 +1,151 @@
+"""Players, tables, seats, games (rounds) and the append-only move ledger.
+
+The game row holds the engine's state snapshot and ``version`` (= ledger rows applied), so
+a move needs one locked row, not a replay. The ledger (:class:`Move`) is the truth for audits:
+each row carries ``hash = sha256(prev_hash + canonical JSON of the row)``, and
+``manage.py verify_ledger`` replays every game from its rules, seed/setup and ledger.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+
+class Player(models.Model):
+    """A person (with an auth user and API token) or a bot (no user)."""
+
+    BOT_LEVELS = [("random", "random"), ("basic", "basic")]
+
+    name = models.CharField(max_length=64)
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE, related_name="player"
+    )
+    is_bot = models.BooleanField(default=False)
+    bot_level = models.CharField(max_length=16, blank=True, default="")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"{self.name} ({'bot' if self.is_bot else 'player'} {self.pk})"
+
+
+class Table(models.Model):
+    """A room: rule set with effective options, a host, seats, rounds played one after another."""
+
+    STATUS = [("open", "open"), ("playing", "playing"), ("closed", "closed")]
+
+    host = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="hosted_tables")
+    rules = models.CharField(max_length=16)
+    options = models.JSONField()
+    max_players = models.PositiveSmallIntegerField()
+    league = models.ForeignKey(
+        "scoring.League", null=True, blank=True, on_delete=models.PROTECT, related_name="tables"
+    )
+    status = models.CharField(max_length=8, choices=STATUS, default="open")
+    rounds_started = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["status", "created_at"])]
+
+    def __str__(self) -> str:
+        return f"Table {self.pk} ({self.rules}, {self.status})"
+
+
+class Seat(models.Model):
+    """A place at a table. ``bot_controlled``: a bot moves for it (a bot, or a person who left)."""
+
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="seats")
+    position = models.PositiveSmallIntegerField()
+    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="seats")
+    bot_controlled = models.BooleanField(default=False)
+    left = models.BooleanField(default=False)
+    consecutive_timeouts = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["table", "position"], name="seat_unique_position")]
+        ordering = ["position"]
+
+    def __str__(self) -> str:
+        return f"Seat {self.position} at table {self.table_id}"
+
+
+class Game(models.Model):
+    """One round. ``state`` is GameState.to_json(); ``seed`` and the state are secret."""
+
+    STATUS = [("active", "active"), ("finished", "finished")]
+
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="games")
+    number = models.PositiveIntegerField()
+    rules = models.JSONField()
+    seed = models.CharField(max_length=128)
+    #: The practice deal (hands, starter, stock, first) when the round started from a setup.
+    setup = models.JSONField(null=True, blank=True)
+    first = models.PositiveSmallIntegerField(default=0)
+    #: Table seat positions in game-seat order: game seat i is table position positions[i].
+    positions = models.JSONField(default=list)
+    state = models.JSONField()
+    version = models.PositiveIntegerField(default=0)
+    status = models.CharField(max_length=8, choices=STATUS, default="active")
+    turn = models.PositiveSmallIntegerField(null=True, blank=True)
+    deadline = models.DateTimeField(null=True, blank=True)
+    hermann_deadline = models.DateTimeField(null=True, blank=True)
+    result = models.JSONField(null=True, blank=True)
+    #: Hash of the last ledger row ("" before the first): saves a query per move.
+    ledger_head = models.CharField(max_length=64, default="", blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["table", "number"], name="game_unique_number")]
+        indexes = [models.Index(fields=["status", "deadline"])]
+
+    def __str__(self) -> str:
+        return f"Game {self.pk} (table {self.table_id} round {self.number}, v{self.version})"
+
+
+class Move(models.Model):
+    """One applied action: append-only, hash-chained. ``events`` are UNREDACTED (redact on read)."""
+
+    ACTORS = [("player", "player"), ("bot", "bot"), ("clock", "clock"), ("system", "system")]
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="moves")
+    seq = models.PositiveIntegerField()
+    actor = models.CharField(max_length=8, choices=ACTORS)
+    seat = models.PositiveSmallIntegerField(null=True, blank=True)
+    player = models.ForeignKey(Player, null=True, blank=True, on_delete=models.PROTECT, related_name="moves")
+    action = models.JSONField()
+    events = models.JSONField()
+    created_at = models.DateTimeField()
+    prev_hash = models.CharField(max_length=64, blank=True, default="")
+    hash = models.CharField(max_length=64)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["game", "seq"], name="move_unique_seq")]
+        ordering = ["game", "seq"]
+
+    def __str__(self) -> str:
+        return f"Move {self.seq} of game {self.game_id}"
+
+    def save(self, *args: object, **kwargs: object) -> None:
+        """Append-only: a row that already exists is never written again."""
+        if self.pk is not None and not self._state.adding:
+            raise ValueError("ledger rows are append-only")
+        super().save(*args, **kwargs)  # type: ignore[arg-type]
+
+    def delete(self, *args: object, **kwargs: object) -> tuple[int, dict[str, int]]:
+        raise ValueError("ledger rows are append-only")
+
+
+class IdempotencyRecord(models.Model):
+    """The first answer to a write sent with an Idempotency-Key, replayed to retries."""
+
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="idempotency_records")
+    key = models.CharField(max_length=255)
+    fingerprint = models.CharField(max_length=64)
+    status_code = models.PositiveSmallIntegerField()
+    body = models.JSONField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["player", "key"], name="idempotency_unique_key")]

@@ -1,0 +1,156 @@
+"""One error shape for the whole API: ``{"error": {"code", "message", "details"}}``.
+
+Services raise :class:`DomainError` (or a subclass); DRF raises its own exceptions for parse
+errors, authentication, permissions, 404, 405 and throttling. :func:`exception_handler`
+renders all of them the same way, with ``message`` translated through Django's i18n so that
+it follows ``Accept-Language`` (en, de, fr). ``code`` is stable: clients switch on it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.http import Http404, HttpRequest, JsonResponse
+from django.utils.translation import gettext_lazy as _
+from rest_framework import exceptions as drf
+from rest_framework.response import Response
+
+#: Default message for each stable code; a raise site may pass a more specific one.
+MESSAGES: dict[str, Any] = {
+    "validation_error": _("The request is malformed."),
+    "not_authenticated": _("Authentication credentials are missing or invalid."),
+    "permission_denied": _("You are not allowed to do this."),
+    "not_found": _("Not found."),
+    "method_not_allowed": _("This method is not allowed here."),
+    "not_acceptable": _("The requested response format is not available."),
+    "unsupported_media_type": _("Send JSON (Content-Type: application/json)."),
+    "not_your_turn": _("It is not your turn."),
+    "version_conflict": _("The game has moved on; reload it and try again."),
+    "game_finished": _("This round is over."),
+    "table_full": _("The table is full."),
+    "table_state": _("The table's state does not allow this now."),
+    "already_seated": _("You already have a seat at this table."),
+    "illegal_move": _("The rules do not allow this move."),
+    "idempotency_key_reused": _("This Idempotency-Key was used for a different request."),
+    "idempotency_in_progress": _("A request with this Idempotency-Key is being processed."),
+    "throttled": _("Too many requests; slow down."),
+    "server_error": _("Internal server error."),
+}
+
+
+class DomainError(Exception):
+    """A refusal the service decides on purpose; rendered as the API.md error shape."""
+
+    code = "validation_error"
+    status = 400
+
+    def __init__(
+        self,
+        code: str | None = None,
+        message: Any = None,
+        status: int | None = None,
+        details: dict[str, Any] | None = None,
+    ) -> None:
+        self.code = code or self.code
+        self.status = status or self.status
+        self.message = message if message is not None else MESSAGES.get(self.code, self.code)
+        self.details = details or {}
+        super().__init__(str(self.message))
+
+
+class ValidationFailed(DomainError):
+    code, status = "validation_error", 400
+
+
+class PermissionDeniedError(DomainError):
+    code, status = "permission_denied", 403
+
+
+class NotFoundError(DomainError):
+    code, status = "not_found", 404
+
+
+class ConflictError(DomainError):
+    """409: not your turn, stale version, table state, full table, finished game."""
+
+    code, status = "table_state", 409
+
+
+class IllegalMoveError(DomainError):
+    code, status = "illegal_move", 422
+
+
+def error_body(code: str, message: Any, details: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {"error": {"code": code, "message": str(message), "details": details or {}}}
+
+
+def _drf_details(exc: drf.APIException) -> dict[str, Any]:
+    detail = exc.detail
+    if isinstance(detail, dict):
+        return {"fields": _plain(detail)}
+    if isinstance(detail, list):
+        return {"errors": _plain(detail)}
+    return {}
+
+
+def _plain(value: Any) -> Any:
+    """ErrorDetail -> str, recursively, so details are plain JSON."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return str(value)
+
+
+def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    """DRF EXCEPTION_HANDLER: every error of every view in the API.md shape."""
+    headers: dict[str, str] = {}
+    if isinstance(exc, DomainError):
+        return Response(error_body(exc.code, exc.message, exc.details), status=exc.status)
+    if isinstance(exc, Http404):
+        exc = drf.NotFound()
+    elif isinstance(exc, DjangoPermissionDenied):
+        exc = drf.PermissionDenied()
+    if not isinstance(exc, drf.APIException):
+        return None  # a real bug: let Django's 500 handling (JSON below) take it
+
+    details: dict[str, Any] = {}
+    if isinstance(exc, (drf.NotAuthenticated, drf.AuthenticationFailed)):
+        code, status = "not_authenticated", 401
+        headers["WWW-Authenticate"] = "Token"
+    elif isinstance(exc, drf.PermissionDenied):
+        code, status = "permission_denied", 403
+    elif isinstance(exc, drf.NotFound):
+        code, status = "not_found", 404
+    elif isinstance(exc, drf.MethodNotAllowed):
+        code, status = "method_not_allowed", 405
+        details = {"method": context["request"].method if context.get("request") else None}
+    elif isinstance(exc, drf.NotAcceptable):
+        code, status = "not_acceptable", 406
+    elif isinstance(exc, drf.UnsupportedMediaType):
+        code, status = "unsupported_media_type", 415
+    elif isinstance(exc, drf.Throttled):
+        code, status = "throttled", 429
+        if exc.wait is not None:
+            details = {"retry_after": int(exc.wait + 0.999)}
+            headers["Retry-After"] = str(details["retry_after"])
+    elif isinstance(exc, drf.ParseError):
+        code, status = "validation_error", 400
+        details = {"parse_error": str(exc.detail)}
+    elif isinstance(exc, drf.ValidationError):
+        code, status = "validation_error", 400
+        details = _drf_details(exc)
+    else:
+        code, status = getattr(exc, "default_code", "error"), exc.status_code
+    return Response(error_body(code, MESSAGES.get(code, str(exc.detail)), details), status=status, headers=headers)
+
+
+def json_404(request: HttpRequest, exception: Exception | None = None) -> JsonResponse:
+    """handler404 for URLs no view matches (DEBUG=False)."""
+    return JsonResponse(error_body("not_found", MESSAGES["not_found"], {"path": request.path}), status=404)
+
+
+def json_500(request: HttpRequest) -> JsonResponse:
+    """handler500: even a bug answers in the error shape (never an HTML page to an API client)."""
+    return JsonResponse(error_body("server_error", MESSAGES["server_error"]), status=500)

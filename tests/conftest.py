@@ -1,0 +1,37 @@
+"""Shared fixtures: API clients for fresh players (each with a token)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from django.core.cache import cache
+from rest_framework.test import APIClient
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache() -> None:
+    """Throttle counters live in the cache: each test starts with none."""
+    cache.clear()
+
+
+@pytest.fixture
+def api_client() -> APIClient:
+    return APIClient()
+
+
+@pytest.fixture
+def make_player(db: None) -> Callable[..., APIClient]:
+    """Sign up a player through the API; returns a client authenticated as them (.player_id, .token)."""
+
+    def make(name: str = "Ada") -> APIClient:
+        client = APIClient()
+        response = client.post("/api/v1/players", {"name": name}, format="json")
+        assert response.status_code == 201, response.content
+        body = response.json()
+        client.credentials(HTTP_AUTHORIZATION=f"Token {body['token']}")
+        client.player_id = body["id"]  # type: ignore[attr-defined]
+        client.token = body["token"]  # type: ignore[attr-defined]
+        return client
+
+    return make
