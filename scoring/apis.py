@@ -1,0 +1,171 @@
+"""Thin DRF views for leagues, standings, table scoreboards and player statistics."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import Http404
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from games.models import Player, Table
+from maumau.errors import DomainError
+from scoring import selectors, services
+from scoring.serializers import (
+    HistoryLine,
+    HistoryOutput,
+    LeagueCreateInput,
+    LeagueOutput,
+    ScoreboardOutput,
+    StandingsOutput,
+    StatsOutput,
+    league_data,
+)
+
+ERROR = OpenApiResponse(description='Error: {"error": {"code", "message", "details"}}')
+HISTORY_PAGE_MAX = 200
+
+
+def _player_or_404(player_id: int) -> Any:
+    player = Player.objects.filter(pk=player_id).first()
+    if player is None:
+        raise Http404
+    return player
+
+
+class LeagueListApi(APIView):
+    @extend_schema(
+        operation_id="leagues_list",
+        summary="List leagues",
+        parameters=[OpenApiParameter("mine", bool, description="Only leagues the caller created or played in.")],
+        responses={200: LeagueOutput(many=True), 401: ERROR},
+        tags=["leagues"],
+    )
+    def get(self, request: Request) -> Response:
+        mine = request.query_params.get("mine", "").lower() in {"1", "true", "yes"}
+        leagues = selectors.league_list(player=request.user.player if mine else None)[:200]
+        return Response([league_data(league) for league in leagues])
+
+    @extend_schema(
+        operation_id="leagues_create",
+        summary="Create a league",
+        description=(
+            "Tables created with `league: <id>` feed their finished rounds into it. In `house` "
+            "the first player to reach `league_limit` (500) loses and the league ends."
+        ),
+        request=LeagueCreateInput,
+        responses={201: LeagueOutput, 400: ERROR, 401: ERROR},
+        tags=["leagues"],
+    )
+    def post(self, request: Request) -> Response:
+        data = LeagueCreateInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        league = services.league_create(**data.validated_data, created_by=request.user.player)
+        return Response(league_data(selectors.league_get(league_id=league.pk)), status=201)
+
+
+class LeagueDetailApi(APIView):
+    @extend_schema(
+        operation_id="leagues_retrieve",
+        summary="One league",
+        responses={200: LeagueOutput, 401: ERROR, 404: ERROR},
+        tags=["leagues"],
+    )
+    def get(self, request: Request, league_id: int) -> Response:
+        return Response(league_data(selectors.league_get(league_id=league_id)))
+
+
+class LeagueStandingsApi(APIView):
+    @extend_schema(
+        operation_id="leagues_standings",
+        summary="League standings, best first",
+        description=(
+            "Per player: position (equal points share one), rounds, wins, points, multiplier bonuses, "
+            "and for `house` whether the player reached the limit and lost. A fixed number of queries "
+            "whatever the number of rounds: the totals are kept per player as rounds finish."
+        ),
+        responses={200: StandingsOutput, 401: ERROR, 404: ERROR},
+        tags=["leagues"],
+    )
+    def get(self, request: Request, league_id: int) -> Response:
+        league = selectors.league_get(league_id=league_id)
+        return Response({"league": league_data(league), "standings": selectors.league_standings(league=league)})
+
+
+class TableScoreboardApi(APIView):
+    @extend_schema(
+        operation_id="tables_scoreboard",
+        summary="Scoreboard of a table (rounds, wins, points per player)",
+        responses={200: ScoreboardOutput, 401: ERROR, 404: ERROR},
+        tags=["tables"],
+    )
+    def get(self, request: Request, table_id: int) -> Response:
+        table = Table.objects.filter(pk=table_id).first()
+        if table is None:
+            raise Http404
+        return Response(selectors.table_scoreboard(table=table))
+
+
+class PlayerStatsApi(APIView):
+    @extend_schema(
+        operation_id="players_stats",
+        summary="A player's statistics: rounds, wins, win rate, points, per rule set",
+        responses={200: StatsOutput, 401: ERROR, 404: ERROR},
+        tags=["players"],
+    )
+    def get(self, request: Request, player_id: int | None = None) -> Response:
+        player = request.user.player if player_id is None else _player_or_404(player_id)
+        return Response(selectors.player_stats(player=player))
+
+
+class MeStatsApi(PlayerStatsApi):
+    @extend_schema(
+        operation_id="me_stats",
+        summary="The caller's statistics",
+        responses={200: StatsOutput, 401: ERROR},
+        tags=["players"],
+    )
+    def get(self, request: Request, player_id: int | None = None) -> Response:
+        return super().get(request)
+
+
+class PlayerHistoryApi(APIView):
+    @extend_schema(
+        operation_id="players_history",
+        summary="A player's finished rounds, newest first",
+        parameters=[
+            OpenApiParameter("limit", int, description=f"Page size, 1..{HISTORY_PAGE_MAX} (default 50)."),
+            OpenApiParameter("offset", int, description="Rows to skip (default 0)."),
+        ],
+        responses={200: HistoryOutput, 400: ERROR, 401: ERROR, 404: ERROR},
+        tags=["players"],
+    )
+    def get(self, request: Request, player_id: int | None = None) -> Response:
+        player = request.user.player if player_id is None else _player_or_404(player_id)
+        try:
+            limit = int(request.query_params.get("limit", 50))
+            offset = int(request.query_params.get("offset", 0))
+        except ValueError as error:
+            raise DomainError("validation_error", details={"limit": "integer", "offset": "integer"}) from error
+        if not 1 <= limit <= HISTORY_PAGE_MAX or offset < 0:
+            raise DomainError("validation_error", details={"limit": f"1..{HISTORY_PAGE_MAX}", "offset": ">= 0"})
+        history = selectors.player_history(player=player)
+        page = history[offset : offset + limit]
+        return Response({"count": history.count(), "results": HistoryLine(page, many=True).data})
+
+
+class MeHistoryApi(PlayerHistoryApi):
+    @extend_schema(
+        operation_id="me_history",
+        summary="The caller's finished rounds, newest first",
+        parameters=[
+            OpenApiParameter("limit", int, description=f"Page size, 1..{HISTORY_PAGE_MAX} (default 50)."),
+            OpenApiParameter("offset", int, description="Rows to skip (default 0)."),
+        ],
+        responses={200: HistoryOutput, 400: ERROR, 401: ERROR},
+        tags=["players"],
+    )
+    def get(self, request: Request, player_id: int | None = None) -> Response:
+        return super().get(request)

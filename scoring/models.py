@@ -1,0 +1,150 @@
+"""Results ledger and league standings.
+
+`RoundResult` + `PlayerResult` are the ledger: written once per finished round, in the
+transaction of the last move, never updated. `Standing` is a materialized sum of the ledger
+per (league, player), kept in step by `scoring.services.round_result_record` so the
+standings read is one query; `standings_recompute` rebuilds it from the ledger and
+`verify_standings` proves that the two agree.
+
+Migrations: 0001 holds `League` without any reference to `games` (games 0001 points at it
+through `Table.league`); everything that references `games` comes in 0002+.
+"""
+
+from __future__ import annotations
+
+from django.db import models
+
+RULE_SET_CHOICES = [("classic", "classic"), ("tavern", "tavern"), ("house", "house")]
+
+
+class League(models.Model):
+    """Rounds of many tables that share one rule set and one running total per player.
+
+    `options` are the effective options (``RuleSet.to_json()``); `league_limit` among them
+    ends a `house` league: the first player to reach it loses (see `services`).
+    """
+
+    STATUS_ACTIVE = "active"
+    STATUS_FINISHED = "finished"
+    STATUS_CHOICES = [(STATUS_ACTIVE, "active"), (STATUS_FINISHED, "finished")]
+
+    name = models.CharField(max_length=100)
+    rules = models.CharField(max_length=16, choices=RULE_SET_CHOICES)
+    options = models.JSONField(default=dict)
+    status = models.CharField(max_length=16, choices=STATUS_CHOICES, default=STATUS_ACTIVE)
+    loser = models.ForeignKey(
+        "games.Player", null=True, blank=True, on_delete=models.PROTECT, related_name="leagues_lost"
+    )
+    created_by = models.ForeignKey(
+        "games.Player", null=True, blank=True, on_delete=models.SET_NULL, related_name="leagues_created"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-id"]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.rules})"
+
+    @property
+    def league_limit(self) -> int:
+        """Points that lose the league (`house`: 500); 0 means the league never ends."""
+        return int(self.options.get("league_limit") or 0)
+
+    @property
+    def scoring(self) -> str:
+        """How rounds are compared: "ranking" (classic), "wins" (tavern) or "points" (house)."""
+        return str(self.options.get("scoring") or {"classic": "ranking", "tavern": "wins"}.get(self.rules, "points"))
+
+    @property
+    def is_finished(self) -> bool:
+        return self.status == self.STATUS_FINISHED
+
+
+class RoundResult(models.Model):
+    """One finished round (game): the header row of the results ledger.
+
+    `counted` is False only for a round that ended after its league was already finished
+    (it started before the limit was reached): it stays in the ledger but the frozen
+    standings do not move.
+    """
+
+    game = models.OneToOneField("games.Game", on_delete=models.PROTECT, related_name="round_result")
+    table = models.ForeignKey("games.Table", on_delete=models.PROTECT, related_name="round_results")
+    league = models.ForeignKey(League, null=True, blank=True, on_delete=models.PROTECT, related_name="round_results")
+    number = models.PositiveIntegerField(default=0)
+    rules = models.CharField(max_length=16, choices=RULE_SET_CHOICES)
+    scoring = models.CharField(max_length=16)
+    reason = models.CharField(max_length=16)
+    winner = models.ForeignKey(
+        "games.Player", null=True, blank=True, on_delete=models.PROTECT, related_name="rounds_won"
+    )
+    multiplier = models.PositiveIntegerField(default=1)
+    counted = models.BooleanField(default=True)
+    finished_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["id"]
+        indexes = [models.Index(fields=["league", "id"], name="scoring_round_league_id")]
+
+    def __str__(self) -> str:
+        return f"round {self.number} of table {self.table_id} ({self.reason})"
+
+
+class PlayerResult(models.Model):
+    """One player's line of a finished round, copied from the engine's `state.result`.
+
+    `table`, `league`, `rules` and `finished_at` repeat the round's values so that the
+    scoreboard, the player statistics and the recompute each read one table.
+    """
+
+    round = models.ForeignKey(RoundResult, on_delete=models.CASCADE, related_name="players")
+    player = models.ForeignKey("games.Player", on_delete=models.PROTECT, related_name="results")
+    table = models.ForeignKey("games.Table", on_delete=models.PROTECT, related_name="player_results")
+    league = models.ForeignKey(League, null=True, blank=True, on_delete=models.PROTECT, related_name="player_results")
+    rules = models.CharField(max_length=16, choices=RULE_SET_CHOICES)
+    seat = models.PositiveSmallIntegerField()
+    rank = models.PositiveSmallIntegerField()
+    cards_left = models.PositiveSmallIntegerField()
+    raw_points = models.PositiveIntegerField()
+    multiplier = models.PositiveIntegerField(default=1)
+    points = models.PositiveIntegerField()
+    won = models.BooleanField(default=False)
+    multiplier_bonus = models.PositiveIntegerField(default=0)
+    finished_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["round_id", "rank", "seat"]
+        constraints = [
+            models.UniqueConstraint(fields=["round", "seat"], name="scoring_playerresult_round_seat"),
+        ]
+        indexes = [
+            models.Index(fields=["table", "player"], name="scoring_result_table_player"),
+            models.Index(fields=["player", "rules"], name="scoring_result_player_rules"),
+            models.Index(fields=["player", "-finished_at"], name="scoring_result_player_recent"),
+        ]
+
+    def __str__(self) -> str:
+        return f"player {self.player_id} seat {self.seat}: rank {self.rank}, {self.points} points"
+
+
+class Standing(models.Model):
+    """Materialized league total of one player: the sum of their counted `PlayerResult` rows."""
+
+    league = models.ForeignKey(League, on_delete=models.CASCADE, related_name="standings")
+    player = models.ForeignKey("games.Player", on_delete=models.PROTECT, related_name="standings")
+    rounds = models.PositiveIntegerField(default=0)
+    wins = models.PositiveIntegerField(default=0)
+    points = models.PositiveIntegerField(default=0)
+    multiplier_bonus = models.PositiveIntegerField(default=0)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["league_id", "points"]
+        constraints = [
+            models.UniqueConstraint(fields=["league", "player"], name="scoring_standing_league_player"),
+        ]
+
+    def __str__(self) -> str:
+        return f"league {self.league_id} player {self.player_id}: {self.points} points"

@@ -1,0 +1,139 @@
+"""Request and response shapes of the scoring endpoints (also their OpenAPI description)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import serializers
+
+RULE_SETS = ["classic", "tavern", "house"]
+
+
+class LeagueCreateInput(serializers.Serializer):
+    name = serializers.CharField(max_length=100, help_text="Shown in standings and in the player's leagues.")
+    rules = serializers.ChoiceField(choices=RULE_SETS, help_text="Rule set of every table in the league.")
+    options = serializers.DictField(
+        required=False,
+        default=dict,
+        help_text='Overrides of the rule set\'s options (as for tables), e.g. {"league_limit": 300}.',
+    )
+
+
+class PlayerRef(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    bot = serializers.BooleanField()
+
+
+def player_ref(player: Any) -> dict[str, Any] | None:
+    if player is None:
+        return None
+    return {"id": player.pk, "name": player.name, "bot": player.is_bot}
+
+
+class LeagueOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    rules = serializers.ChoiceField(choices=RULE_SETS)
+    options = serializers.DictField(help_text="Effective options: the preset merged with the overrides.")
+    scoring = serializers.ChoiceField(choices=["ranking", "wins", "points"])
+    league_limit = serializers.IntegerField(help_text="Points that lose the league (house: 500); 0 = no limit.")
+    status = serializers.ChoiceField(choices=["active", "finished"])
+    loser = PlayerRef(allow_null=True, help_text="The player who reached the limit first (house).")
+    created_by = PlayerRef(allow_null=True)
+    created_at = serializers.DateTimeField()
+    finished_at = serializers.DateTimeField(allow_null=True)
+
+
+def league_data(league: Any) -> dict[str, Any]:
+    return {
+        "id": league.pk,
+        "name": league.name,
+        "rules": league.rules,
+        "options": league.options,
+        "scoring": league.scoring,
+        "league_limit": league.league_limit,
+        "status": league.status,
+        "loser": player_ref(league.loser),
+        "created_by": player_ref(league.created_by),
+        "created_at": league.created_at,
+        "finished_at": league.finished_at,
+    }
+
+
+class StandingLine(serializers.Serializer):
+    position = serializers.IntegerField(help_text="1 = best; equal points (wins in tavern) share a position.")
+    player = PlayerRef()
+    rounds = serializers.IntegerField()
+    wins = serializers.IntegerField()
+    points = serializers.IntegerField()
+    multiplier_bonus = serializers.IntegerField(
+        help_text="Sum over the player's wins of (multiplier - 1): extra jacks laid on the last card (house)."
+    )
+    reached_limit = serializers.BooleanField(help_text="points >= league_limit (house).")
+    lost = serializers.BooleanField(help_text="This player reached the limit first and lost the league.")
+
+
+class StandingsOutput(serializers.Serializer):
+    league = LeagueOutput()
+    standings = StandingLine(many=True)
+
+
+class ScoreboardLine(serializers.Serializer):
+    position = serializers.IntegerField()
+    player = PlayerRef()
+    rounds = serializers.IntegerField()
+    wins = serializers.IntegerField()
+    points = serializers.IntegerField()
+    multiplier_bonus = serializers.IntegerField()
+
+
+class ScoreboardOutput(serializers.Serializer):
+    table = serializers.IntegerField()
+    rules = serializers.CharField()
+    scoring = serializers.CharField()
+    rounds = serializers.IntegerField(help_text="Rounds finished at this table.")
+    players = ScoreboardLine(many=True)
+
+
+class StatsSummary(serializers.Serializer):
+    rounds = serializers.IntegerField()
+    wins = serializers.IntegerField()
+    win_rate = serializers.FloatField(help_text="wins / rounds, 0 when no round was played.")
+    points = serializers.IntegerField()
+    average_points = serializers.FloatField()
+    multiplier_bonus = serializers.IntegerField()
+
+
+class StatsByRules(serializers.Serializer):
+    classic = StatsSummary()
+    tavern = StatsSummary()
+    house = StatsSummary()
+
+
+class StatsOutput(serializers.Serializer):
+    player = PlayerRef()
+    overall = StatsSummary()
+    by_rules = StatsByRules()
+
+
+class HistoryLine(serializers.Serializer):
+    game = serializers.IntegerField(source="round.game_id")
+    table = serializers.IntegerField(source="table_id")
+    league = serializers.IntegerField(source="league_id", allow_null=True)
+    round = serializers.IntegerField(source="round.number", help_text="Round number at its table.")
+    rules = serializers.CharField()
+    reason = serializers.CharField(source="round.reason", help_text="mau_mau, stalemate or max_turns.")
+    seat = serializers.IntegerField()
+    rank = serializers.IntegerField()
+    cards_left = serializers.IntegerField()
+    raw_points = serializers.IntegerField()
+    multiplier = serializers.IntegerField()
+    points = serializers.IntegerField()
+    won = serializers.BooleanField()
+    finished_at = serializers.DateTimeField()
+
+
+class HistoryOutput(serializers.Serializer):
+    count = serializers.IntegerField()
+    results = HistoryLine(many=True)

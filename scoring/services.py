@@ -1,0 +1,289 @@
+"""Scoring use cases: create a league, guard it, record a finished round, recompute standings.
+
+The engine already scores a round (`state.result`); this module persists that result once,
+in the transaction of the last move, and keeps the league totals (`Standing`) in step.
+
+Concurrency: every write that touches a league's totals first locks the league row
+(`select_for_update`). Two tables of one league that finish at the same moment are therefore
+applied one after the other, the totals use `F()` increments, and the house limit is judged
+on totals that include every earlier round exactly once. Ledger ids are allocated under
+that lock, so id order is the order in which rounds were counted (the recompute replays it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+from games.engine.rules import RulesError, RuleSet
+from games.engine.state import GameState
+from games.models import Seat
+from maumau.errors import DomainError
+from scoring.models import League, PlayerResult, RoundResult, Standing
+
+
+def league_create(*, name: str, rules: str, options: dict[str, Any] | None = None, created_by: Any = None) -> League:
+    """Create a league; its options are validated and stored as effective options, as for tables."""
+    name = (name or "").strip()
+    if not name:
+        raise DomainError("validation_error", _("A league needs a name."), 400, {"name": "required"})
+    try:
+        rule_set = RuleSet.from_preset(rules, dict(options or {}))
+    except RulesError as error:
+        raise DomainError(
+            "validation_error", str(getattr(error, "message", error)), 400, {"option": getattr(error, "option", None)}
+        ) from error
+    return League.objects.create(name=name, rules=rule_set.name, options=rule_set.to_json(), created_by=created_by)
+
+
+def league_assert_open(*, league: League | None) -> None:
+    """Refuse a new round in a finished league (409 `league_finished`); called by `round_start`."""
+    if league is not None and league.status == League.STATUS_FINISHED:
+        raise DomainError(
+            "league_finished",
+            _("This league is finished: a player has reached the limit. No more rounds can be started in it."),
+            409,
+            {"league": league.pk, "loser": league.loser_id},
+        )
+
+
+def limit_loser(limit: int, crossing: Iterable[tuple[int, int, int, int, int]]) -> int | None:
+    """Pick the league's loser among the players of one round whose total reached `limit`.
+
+    `crossing` holds (total, round_points, rank, seat, player_id) for the players of the round
+    just counted; only they can have reached the limit, since nobody had before (the league
+    would be finished). "Reached" means total >= limit. When a round takes several players
+    past the limit, the one with the most points in total loses; on equal totals the one who
+    scored more in that round (they pushed hardest past the line), then the worse rank of the
+    round, then the higher seat, so the outcome never depends on query order.
+    """
+    reached = [line for line in crossing if limit and line[0] >= limit]
+    if not reached:
+        return None
+    return max(reached)[4]
+
+
+def _round_result_of(game: Any) -> dict[str, Any]:
+    result = game.result
+    if not result and game.state:
+        result = GameState.from_json(game.state).result
+    if not result:
+        raise ValueError(f"game {game.pk} has no result to record")
+    return result
+
+
+@transaction.atomic
+def round_result_record(*, game: Any) -> RoundResult:
+    """Write a finished round's result to the ledger once, and count it in its league.
+
+    Called by `games.services.move_submit` inside the transaction of the last move. A second
+    call for the same game returns the row already written (unique per game).
+
+    Multiplier bonus: for the winner of a round, `multiplier - 1`, i.e. the extra jacks laid
+    on the last card (house `final_jacks`); 0 for everyone else and in the other rule sets.
+    A player's league bonus is the sum over their wins: how many extra multiples of their
+    opponents' hands they inflicted.
+    """
+    table = game.table
+    league = None
+    if table.league_id is not None:
+        league = League.objects.select_for_update().get(pk=table.league_id)
+    existing = RoundResult.objects.filter(game_id=game.pk).first()
+    if existing is not None:
+        return existing
+
+    result = _round_result_of(game)
+    rules = game.rules or table.options or {}
+    rules_name = str(rules.get("rules") or table.rules)
+    scoring = str(rules.get("scoring") or "")
+    position_players = dict(Seat.objects.filter(table_id=table.pk).values_list("position", "player_id"))
+    # Game seat i sits at table position game.positions[i] (identity for older rows).
+    positions = list(game.positions or range(len(result["players"])))
+    seat_players = {seat: position_players[position] for seat, position in enumerate(positions)}
+    round_multiplier = int(result.get("multiplier") or 1)
+    winner_seat = result.get("winner")
+    finished_at = game.finished_at or timezone.now()
+    counted = league is None or league.status == League.STATUS_ACTIVE
+
+    round_result = RoundResult.objects.create(
+        game=game,
+        table=table,
+        league=league,
+        number=getattr(game, "number", 0) or 0,
+        rules=rules_name,
+        scoring=scoring,
+        reason=str(result.get("reason") or ""),
+        winner_id=seat_players.get(winner_seat) if winner_seat is not None else None,
+        multiplier=round_multiplier,
+        counted=counted,
+        finished_at=finished_at,
+    )
+    lines = [
+        PlayerResult(
+            round=round_result,
+            player_id=seat_players[line["seat"]],
+            table=table,
+            league=league,
+            rules=rules_name,
+            seat=line["seat"],
+            rank=line["rank"],
+            cards_left=line["cards_left"],
+            raw_points=line["raw_points"],
+            multiplier=line.get("multiplier") or 1,
+            points=line["points"],
+            won=bool(line["won"]),
+            multiplier_bonus=round_multiplier - 1 if line["won"] else 0,
+            finished_at=finished_at,
+        )
+        for line in result["players"]
+    ]
+    PlayerResult.objects.bulk_create(lines)
+    if league is not None and counted:
+        _standings_count(league=league, lines=lines)
+    return round_result
+
+
+def _standings_count(*, league: League, lines: list[PlayerResult]) -> None:
+    """Add one round to the league totals; finish the league if someone reached the limit.
+
+    The caller holds the league row lock.
+    """
+    Standing.objects.bulk_create(
+        [Standing(league=league, player_id=line.player_id) for line in lines], ignore_conflicts=True
+    )
+    for line in lines:
+        Standing.objects.filter(league=league, player_id=line.player_id).update(
+            rounds=F("rounds") + 1,
+            wins=F("wins") + int(line.won),
+            points=F("points") + line.points,
+            multiplier_bonus=F("multiplier_bonus") + line.multiplier_bonus,
+            updated_at=timezone.now(),
+        )
+    limit = league.league_limit
+    if not limit:
+        return
+    totals = dict(
+        Standing.objects.filter(league=league, player_id__in=[line.player_id for line in lines]).values_list(
+            "player_id", "points"
+        )
+    )
+    loser = limit_loser(
+        limit, [(totals[line.player_id], line.points, line.rank, line.seat, line.player_id) for line in lines]
+    )
+    if loser is not None:
+        league.status = League.STATUS_FINISHED
+        league.loser_id = loser
+        league.finished_at = lines[0].finished_at
+        league.save(update_fields=["status", "loser", "finished_at"])
+
+
+@dataclass
+class Replay:
+    """League totals rebuilt from the ledger alone, in the order the rounds were counted."""
+
+    totals: dict[int, dict[str, int]] = field(default_factory=dict)
+    loser_id: int | None = None
+    finished_at: Any = None
+    counted: dict[int, bool] = field(default_factory=dict)
+
+
+def standings_replay(*, league: League) -> Replay:
+    """Replay a league's ledger: sum every round up to and including the one that finished it."""
+    replay = Replay()
+    rows = (
+        PlayerResult.objects.filter(league=league)
+        .order_by("round_id", "seat")
+        .values_list("round_id", "player_id", "won", "points", "multiplier_bonus", "rank", "seat", "finished_at")
+    )
+    current_round: int | None = None
+    round_lines: list[tuple[Any, ...]] = []
+
+    def close_round() -> None:
+        if current_round is None:
+            return
+        if replay.loser_id is not None:
+            replay.counted[current_round] = False
+            return
+        replay.counted[current_round] = True
+        for _round, player_id, won, points, bonus, _rank, _seat, _at in round_lines:
+            total = replay.totals.setdefault(player_id, {"rounds": 0, "wins": 0, "points": 0, "multiplier_bonus": 0})
+            total["rounds"] += 1
+            total["wins"] += int(won)
+            total["points"] += points
+            total["multiplier_bonus"] += bonus
+        loser = limit_loser(
+            league.league_limit,
+            [(replay.totals[line[1]]["points"], line[3], line[5], line[6], line[1]) for line in round_lines],
+        )
+        if loser is not None:
+            replay.loser_id = loser
+            replay.finished_at = round_lines[0][7]
+
+    for row in rows.iterator(chunk_size=5000):
+        if row[0] != current_round:
+            close_round()
+            current_round, round_lines = row[0], []
+        round_lines.append(row)
+    close_round()
+    return replay
+
+
+def standings_compare(*, league: League, replay: Replay) -> list[str]:
+    """Differences between the stored standings/league state and a replay (empty: they agree)."""
+    problems: list[str] = []
+    stored = {
+        row["player_id"]: row
+        for row in Standing.objects.filter(league=league).values(
+            "player_id", "rounds", "wins", "points", "multiplier_bonus"
+        )
+    }
+    for player_id in sorted(set(stored) | set(replay.totals)):
+        want = replay.totals.get(player_id)
+        have = stored.get(player_id)
+        have_totals = {key: have[key] for key in ("rounds", "wins", "points", "multiplier_bonus")} if have else None
+        if want != have_totals:
+            problems.append(f"league {league.pk} player {player_id}: stored {have_totals}, ledger {want}")
+    want_status = League.STATUS_FINISHED if replay.loser_id is not None else League.STATUS_ACTIVE
+    if league.status != want_status or league.loser_id != replay.loser_id:
+        problems.append(
+            f"league {league.pk}: stored {league.status} loser {league.loser_id}, "
+            f"ledger {want_status} loser {replay.loser_id}"
+        )
+    stored_counted = dict(RoundResult.objects.filter(league=league).values_list("id", "counted"))
+    for round_id, counted in stored_counted.items():
+        if replay.counted.get(round_id, True) != counted:
+            problems.append(f"league {league.pk} round {round_id}: counted {counted}, ledger says {not counted}")
+    return problems
+
+
+@transaction.atomic
+def league_standings_recompute(*, league_id: int, write: bool = True) -> list[str]:
+    """Rebuild one league's standings from its ledger; return what differed before.
+
+    With `write`, the standings, the league's status/loser and the rounds' `counted` marks are
+    replaced by the replay (they are all derived from the ledger lines, which stay untouched).
+    """
+    league = League.objects.select_for_update().get(pk=league_id)
+    replay = standings_replay(league=league)
+    problems = standings_compare(league=league, replay=replay)
+    if write and problems:
+        Standing.objects.filter(league=league).delete()
+        Standing.objects.bulk_create(
+            [Standing(league=league, player_id=player_id, **totals) for player_id, totals in replay.totals.items()],
+            batch_size=1000,
+        )
+        finished = replay.loser_id is not None
+        league.status = League.STATUS_FINISHED if finished else League.STATUS_ACTIVE
+        league.loser_id = replay.loser_id
+        league.finished_at = replay.finished_at if finished else None
+        league.save(update_fields=["status", "loser", "finished_at"])
+        uncounted = [round_id for round_id, counted in replay.counted.items() if not counted]
+        RoundResult.objects.filter(league=league).exclude(id__in=uncounted).update(counted=True)
+        RoundResult.objects.filter(id__in=uncounted).update(counted=False)
+    return problems

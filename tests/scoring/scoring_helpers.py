@@ -1,0 +1,86 @@
+"""Helpers for the results ledger tests: league tables and finished rounds built from a result.
+
+`finish_game` stores a Game row as `move_submit` leaves it when the last move ends the round
+(status finished, `result` = the engine's `state.result`), so tests can exercise
+`round_result_record` without playing a whole round.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from django.utils import timezone
+
+from games.engine.rules import RuleSet
+from games.engine.scoring import round_result
+from games.models import Game, Player, Seat, Table
+from scoring.models import League
+
+
+def table_for(seated: Sequence[Player], league: League | None = None, rules: str = "house") -> Table:
+    options = league.options if league is not None else RuleSet.from_preset(rules).to_json()
+    table = Table.objects.create(
+        host=seated[0],
+        rules=options["rules"],
+        options=options,
+        max_players=max(len(seated), 2),
+        league=league,
+        status="playing",
+    )
+    Seat.objects.bulk_create(
+        [Seat(table=table, position=position, player=player) for position, player in enumerate(seated)]
+    )
+    return table
+
+
+def finish_game(table: Table, result: dict[str, Any]) -> Game:
+    """A finished round of `table` whose engine result is `result` (game seat i = position i)."""
+    table.rounds_started += 1
+    table.save(update_fields=["rounds_started"])
+    return Game.objects.create(
+        table=table,
+        number=table.rounds_started,
+        rules=table.options,
+        seed="0" * 64,
+        positions=list(range(len(result["players"]))),
+        state={},
+        version=1,
+        status="finished",
+        result=result,
+        finished_at=timezone.now(),
+    )
+
+
+def scored(
+    hands: list[list[str]],
+    scoring: str = "points",
+    winner: int | None = 0,
+    reason: str = "mau_mau",
+    multiplier: int = 1,
+) -> dict[str, Any]:
+    """The engine's own scoring of these hands (the hands left when the round ended)."""
+    return round_result(hands, scoring, winner, reason, multiplier)
+
+
+def points_result(points: Sequence[int], winner: int | None = None, multiplier: int = 1) -> dict[str, Any]:
+    """A house result in which seat i scores points[i] (the winner scores 0)."""
+    rows = sorted(
+        (
+            {
+                "seat": seat,
+                "rank": 0,
+                "cards_left": 0 if seat == winner else 1,
+                "raw_points": value // multiplier if seat != winner else 0,
+                "multiplier": 1 if seat == winner else multiplier,
+                "points": value,
+                "won": seat == winner,
+            }
+            for seat, value in enumerate(points)
+        ),
+        key=lambda row: (not row["won"], row["points"], row["seat"]),
+    )
+    for rank, row in enumerate(rows, start=1):
+        row["rank"] = rank
+    reason = "mau_mau" if winner is not None else "stalemate"
+    return {"winner": winner, "reason": reason, "multiplier": multiplier, "players": rows}
