@@ -1,0 +1,39 @@
+"""The rules engine of Mau-Mau: pure Python, no framework, no I/O, no global randomness.
+
+Everything else in the service calls it: the API applies players' moves with :func:`apply`, the
+bots and the turn clock choose through :func:`legal_actions`, and every response is built by
+:func:`player_view` and :func:`redact_events`. The rules themselves are stated in
+:mod:`games.engine.engine` and the options in :mod:`games.engine.rules`.
+"""
+
+from .actions import ActionError, parse_action
+from .bots import choose_bot_action
+from .cards import build_deck, card_names, is_card_code
+from .engine import IllegalAction, SetupError, apply, legal_actions, new_game, new_game_from_setup, penalize_illegal
+from .rules import PRESETS, RuleSet, RulesError
+from .state import GameState
+from .view import deal_event, player_view, redact_event, redact_events
+
+__all__ = [
+    "PRESETS",
+    "ActionError",
+    "GameState",
+    "IllegalAction",
+    "RuleSet",
+    "RulesError",
+    "SetupError",
+    "apply",
+    "build_deck",
+    "card_names",
+    "choose_bot_action",
+    "deal_event",
+    "is_card_code",
+    "legal_actions",
+    "new_game",
+    "new_game_from_setup",
+    "parse_action",
+    "penalize_illegal",
+    "player_view",
+    "redact_event",
+    "redact_events",
+]
