@@ -84,3 +84,18 @@ def points_result(points: Sequence[int], winner: int | None = None, multiplier: 
         row["rank"] = rank
     reason = "mau_mau" if winner is not None else "stalemate"
     return {"winner": winner, "reason": reason, "multiplier": multiplier, "players": rows}
+
+
+def client_for(player: Player) -> Any:
+    """An API client authenticated by token as `player` (a person with an auth user)."""
+    from django.contrib.auth.models import User
+    from rest_framework.authtoken.models import Token
+    from rest_framework.test import APIClient
+
+    if player.user_id is None:
+        player.user = User.objects.create_user(username=f"user{player.pk}")
+        player.save(update_fields=["user"])
+    token, _ = Token.objects.get_or_create(user=player.user)
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+    return client

@@ -1,0 +1,101 @@
+"""Two tables of one league finishing rounds at the same moment (PostgreSQL, real threads).
+
+Each thread does what `move_submit` does for a last move: lock its game row, then record the
+result in that same transaction. A barrier makes both transactions hold their game lock
+before either records, so the league row lock is what keeps the totals exact.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from django.db import connection, transaction
+from scoring_helpers import finish_game, points_result, table_for
+
+from games.models import Game
+from scoring.models import League, RoundResult, Standing
+from scoring.services import league_standings_recompute, round_result_record
+
+pytestmark = [
+    pytest.mark.postgres_only,
+    pytest.mark.skipif(
+        connection.vendor != "postgresql",
+        reason="needs PostgreSQL: SQLite serializes writers, so no two transactions run at the same moment",
+    ),
+    pytest.mark.django_db(transaction=True),
+]
+
+
+def finish_together(game_ids: list[int]) -> list[BaseException]:
+    barrier = threading.Barrier(len(game_ids))
+    errors: list[BaseException] = []
+
+    def last_move(game_id: int) -> None:
+        try:
+            with transaction.atomic():
+                game = Game.objects.select_for_update().get(pk=game_id)
+                barrier.wait(timeout=20)
+                round_result_record(game=game)
+        except BaseException as error:  # noqa: BLE001 - reported to the test thread
+            errors.append(error)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=last_move, args=(game_id,)) for game_id in game_ids]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    return errors
+
+
+def test_rounds_finishing_together_at_two_tables_are_both_counted(players, league_of):
+    league = league_of("house")
+    ada, bert, cleo = players(3)
+    first = table_for([ada, bert], league)
+    second = table_for([ada, cleo], league)  # ada plays at both tables
+
+    for number in range(10):
+        games = [
+            finish_game(first, points_result([0, 3], winner=0)),
+            finish_game(
+                second, points_result([5, 0], winner=1, multiplier=2) if number % 2 else points_result([0, 7], winner=0)
+            ),
+        ]
+        assert finish_together([game.pk for game in games]) == []
+
+    assert RoundResult.objects.filter(league=league, counted=True).count() == 20
+    totals = {
+        s.player_id: (s.rounds, s.wins, s.points, s.multiplier_bonus) for s in Standing.objects.filter(league=league)
+    }
+    assert totals == {
+        ada.pk: (20, 15, 5 * 5, 0),
+        bert.pk: (10, 0, 30, 0),
+        cleo.pk: (10, 5, 5 * 7, 5),
+    }
+    assert league_standings_recompute(league_id=league.pk, write=False) == []
+
+
+def test_two_rounds_crossing_the_limit_together_finish_the_league_once(players, league_of, finish_round):
+    league = league_of("house")
+    ada, bert, cleo, dora = players(4)
+    first = table_for([ada, bert], league)
+    second = table_for([cleo, dora], league)
+    finish_round(first, points_result([0, 480], winner=0))
+    finish_round(second, points_result([0, 490], winner=0))
+
+    games = [
+        finish_game(first, points_result([0, 30], winner=0)),
+        finish_game(second, points_result([0, 20], winner=0)),
+    ]
+    assert finish_together([game.pk for game in games]) == []
+
+    league.refresh_from_db()
+    crossing = RoundResult.objects.filter(game__in=games)
+    counted = crossing.get(counted=True)
+    assert crossing.filter(counted=False).count() == 1
+    assert league.status == League.STATUS_FINISHED
+    assert league.loser_id == counted.players.get(won=False).player_id
+    assert Standing.objects.get(league=league, player_id=league.loser_id).points == 510
+    assert league_standings_recompute(league_id=league.pk, write=False) == []
