@@ -1,5 +1,19 @@
-"""Routes of /api/v1/ for players, tables and games."""
+"""Routes of /api/v1/ for players, tables and games (no trailing slashes, as in API.md)."""
 
-from django.urls import URLPattern
+from django.urls import path
 
-urlpatterns: list[URLPattern] = []
+from games import apis
+
+urlpatterns = [
+    path("players", apis.PlayerCreateApi.as_view(), name="player-create"),
+    path("me", apis.MeApi.as_view(), name="me"),
+    path("tables", apis.TableListCreateApi.as_view(), name="tables"),
+    path("tables/<int:table_id>", apis.TableDetailApi.as_view(), name="table-detail"),
+    path("tables/<int:table_id>/join", apis.TableJoinApi.as_view(), name="table-join"),
+    path("tables/<int:table_id>/leave", apis.TableLeaveApi.as_view(), name="table-leave"),
+    path("tables/<int:table_id>/bots", apis.TableBotApi.as_view(), name="table-bots"),
+    path("tables/<int:table_id>/rounds", apis.RoundStartApi.as_view(), name="table-rounds"),
+    path("games/<int:game_id>", apis.GameDetailApi.as_view(), name="game-detail"),
+    path("games/<int:game_id>/actions", apis.GameActionApi.as_view(), name="game-actions"),
+    path("games/<int:game_id>/events", apis.GameEventsApi.as_view(), name="game-events"),
+]

@@ -1,0 +1,210 @@
+"""Thin DRF views: parse and validate, call one service or selector, render."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import status
+from rest_framework.permissions import AllowAny
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from games import engine, selectors, services
+from games.models import Game, Move, Player, Seat
+from games.serializers import (
+    ActionSerializer,
+    BotAddSerializer,
+    ErrorSerializer,
+    LedgerSerializer,
+    MeSerializer,
+    MoveResultSerializer,
+    PlayerCreateSerializer,
+    PlayerCreatedSerializer,
+    RoundStartSerializer,
+    TableCreateSerializer,
+    TableSerializer,
+)
+from maumau.errors import ValidationFailed
+
+ERRORS = {code: OpenApiResponse(ErrorSerializer, description=text) for code, text in {
+    400: "validation_error: malformed input",
+    401: "not_authenticated",
+    403: "permission_denied: not seated / not host",
+    404: "not_found",
+    409: "not_your_turn, version_conflict, game_finished, table_full, table_state, already_seated",
+    422: "illegal_move (details.reason = the rule), idempotency_key_reused",
+    429: "throttled",
+}.items()}
+
+
+def errors(*codes: int) -> dict[int, OpenApiResponse]:
+    return {code: ERRORS[code] for code in codes}
+
+
+def caller(request: Request) -> Player:
+    return request.user.player
+
+
+def _validated(serializer_class: type, request: Request) -> dict[str, Any]:
+    serializer = serializer_class(data=request.data)
+    serializer.is_valid(raise_exception=True)
+    return dict(serializer.validated_data)
+
+
+class PlayerCreateApi(APIView):
+    """The only open write: sign up, get a token."""
+
+    permission_classes = [AllowAny]
+
+    @extend_schema(request=PlayerCreateSerializer, responses={201: PlayerCreatedSerializer, **errors(400, 429)},
+                   auth=[])
+    def post(self, request: Request) -> Response:
+        data = _validated(PlayerCreateSerializer, request)
+        player, token = services.player_create(name=data["name"])
+        return Response({"id": player.pk, "name": player.name, "token": token}, status=status.HTTP_201_CREATED)
+
+
+class MeApi(APIView):
+    @extend_schema(responses={200: MeSerializer, **errors(401)})
+    def get(self, request: Request) -> Response:
+        return Response(selectors.player_me(player=caller(request)))
+
+
+class TableListCreateApi(APIView):
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("status", str, enum=["open", "playing", "closed", "any"],
+                             description="Default: open tables."),
+            OpenApiParameter("mine", bool, description="Only tables where the caller sits."),
+        ],
+        responses={200: TableSerializer(many=True), **errors(400, 401)},
+    )
+    def get(self, request: Request) -> Response:
+        wanted = request.query_params.get("status", "open")
+        if wanted not in ("open", "playing", "closed", "any"):
+            raise ValidationFailed(details={"field": "status"})
+        mine = request.query_params.get("mine") in ("1", "true", "yes")
+        tables = selectors.table_list(status=None if wanted == "any" else wanted,
+                                      player=caller(request) if mine else None)
+        return Response([selectors.table_data(t) for t in tables])
+
+    @extend_schema(request=TableCreateSerializer, responses={201: TableSerializer, **errors(400, 401, 404, 409, 429)})
+    def post(self, request: Request) -> Response:
+        data = _validated(TableCreateSerializer, request)
+        table = services.table_create(host=caller(request), rules=data["rules"], options=data.get("options"),
+                                      max_players=data.get("max_players"), league_id=data.get("league"))
+        return Response(selectors.table_data(selectors.table_get(table_id=table.pk)), status=status.HTTP_201_CREATED)
+
+
+class TableDetailApi(APIView):
+    @extend_schema(responses={200: TableSerializer, **errors(401, 404)})
+    def get(self, request: Request, table_id: int) -> Response:
+        return Response(selectors.table_data(selectors.table_get(table_id=table_id)))
+
+
+class TableJoinApi(APIView):
+    @extend_schema(request=None, responses={200: TableSerializer, **errors(401, 404, 409, 429)})
+    def post(self, request: Request, table_id: int) -> Response:
+        services.table_join(table_id=table_id, player=caller(request))
+        return Response(selectors.table_data(selectors.table_get(table_id=table_id)))
+
+
+class TableLeaveApi(APIView):
+    @extend_schema(request=None, responses={200: TableSerializer, **errors(401, 403, 404, 429)})
+    def post(self, request: Request, table_id: int) -> Response:
+        services.table_leave(table_id=table_id, player=caller(request))
+        return Response(selectors.table_data(selectors.table_get(table_id=table_id)))
+
+
+class TableBotApi(APIView):
+    @extend_schema(request=BotAddSerializer, responses={201: TableSerializer, **errors(400, 401, 403, 404, 409, 429)})
+    def post(self, request: Request, table_id: int) -> Response:
+        data = _validated(BotAddSerializer, request)
+        services.table_bot_add(table_id=table_id, player=caller(request), level=data["level"])
+        return Response(selectors.table_data(selectors.table_get(table_id=table_id)), status=status.HTTP_201_CREATED)
+
+
+class RoundStartApi(APIView):
+    @extend_schema(request=RoundStartSerializer,
+                   responses={201: MoveResultSerializer, **errors(400, 401, 403, 404, 409, 429)})
+    def post(self, request: Request, table_id: int) -> Response:
+        data = _validated(RoundStartSerializer, request)
+        player = caller(request)
+        game = services.round_start(table_id=table_id, player=player, seed=data.get("seed"), setup=data.get("setup"))
+        game, seats, viewer = selectors.game_for_player(game_id=game.pk, player=player)
+        return Response(selectors.game_view_for_player(game=game, seats=seats, viewer=viewer),
+                        status=status.HTTP_201_CREATED)
+
+
+class GameDetailApi(APIView):
+    @extend_schema(
+        parameters=[OpenApiParameter("If-None-Match", str, OpenApiParameter.HEADER,
+                                     description="The ETag of an earlier answer: 304 if nothing changed.")],
+        responses={200: MoveResultSerializer, 304: None, **errors(401, 403, 404)},
+    )
+    def get(self, request: Request, game_id: int) -> Response:
+        player = caller(request)
+        game, seats, viewer = selectors.game_for_player(game_id=game_id, player=player)
+        etag = selectors.game_etag(game=game, viewer=viewer, player=player)
+        if etag in {t.strip() for t in request.headers.get("If-None-Match", "").split(",")}:
+            return Response(status=status.HTTP_304_NOT_MODIFIED, headers={"ETag": etag})
+        view = selectors.game_view_for_player(game=game, seats=seats, viewer=viewer)
+        return Response(view, headers={"ETag": etag})
+
+
+def _render_move(game: Game, state: engine.GameState, seats: list[Seat], viewer: int | None,
+                 moves: list[Move]) -> dict[str, Any]:
+    reveal = game.status == "finished" and viewer is not None
+    view = selectors.game_view(game, state, seats, viewer)
+    view["events"] = [e for m in moves for e in engine.redact_events(m.events, viewer, reveal=reveal)]
+    return view
+
+
+class GameActionApi(APIView):
+    @extend_schema(
+        request=ActionSerializer,
+        parameters=[OpenApiParameter("Idempotency-Key", str, OpenApiParameter.HEADER,
+                                     description="A retry with the same key returns the first answer.")],
+        responses={200: MoveResultSerializer, **errors(400, 401, 403, 404, 409, 422, 429)},
+    )
+    def post(self, request: Request, game_id: int) -> Response:
+        data = request.data
+        if not isinstance(data, dict):
+            raise ValidationFailed(details={"reason": "an action must be a JSON object"})
+        action = dict(data)
+        expected_version = action.pop("expected_version", None)
+        if expected_version is not None and (type(expected_version) is not int or expected_version < 0):
+            raise ValidationFailed(details={"field": "expected_version", "reason": "a non-negative integer"})
+        key = request.headers.get("Idempotency-Key") or None
+        if key is not None and len(key) > 255:
+            raise ValidationFailed(details={"field": "Idempotency-Key", "reason": "at most 255 characters"})
+        fingerprint = hashlib.sha256(
+            f"{request.method} {request.path}\n{services.canonical_json(data)}".encode()
+        ).hexdigest()
+        outcome = services.move_submit(
+            game_id=game_id, actor="player", player=caller(request), action=action,
+            expected_version=expected_version, idempotency_key=key, fingerprint=fingerprint, render=_render_move,
+        )
+        headers = {"Idempotent-Replayed": "true"} if outcome.replayed else {}
+        return Response(outcome.body, status=outcome.status_code, headers=headers)
+
+
+class GameEventsApi(APIView):
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("after", int, description="Only rows with seq greater than this (default 0)."),
+            OpenApiParameter("limit", int, description="At most this many rows (default 500, max 1000)."),
+        ],
+        responses={200: LedgerSerializer, **errors(400, 401, 403, 404)},
+    )
+    def get(self, request: Request, game_id: int) -> Response:
+        try:
+            after = int(request.query_params.get("after", 0))
+            limit = int(request.query_params.get("limit", 500))
+        except ValueError as exc:
+            raise ValidationFailed(details={"field": "after/limit", "reason": "integers"}) from exc
+        game, _seats, viewer = selectors.game_for_player(game_id=game_id, player=caller(request))
+        return Response(selectors.events_for_player(game=game, viewer=viewer, after=after, limit=limit))

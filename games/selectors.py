@@ -1,0 +1,205 @@
+"""Read paths: what a caller may see of tables, rounds and the ledger.
+
+Every card a caller gets passes through the engine's ``player_view`` (own hand, counts for the
+others) or ``redact_events`` (the one redaction of events): the raw state, the seed and the
+stock order never leave this module.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import Prefetch, Q
+
+from games import engine
+from games.models import Game, Move, Player, Seat, Table
+from maumau.errors import NotFoundError, PermissionDeniedError
+
+EVENTS_PAGE_MAX = 1000
+
+
+def _iso(value: Any) -> str | None:
+    return value.isoformat().replace("+00:00", "Z") if value is not None else None
+
+
+def player_brief(player: Player) -> dict[str, Any]:
+    return {"id": player.pk, "name": player.name, "bot": player.is_bot}
+
+
+# --- tables ----------------------------------------------------------------------------------
+
+
+def _tables_query() -> Any:
+    return Table.objects.select_related("host").prefetch_related(
+        Prefetch("seats", queryset=Seat.objects.select_related("player").order_by("position")),
+        Prefetch("games", queryset=Game.objects.filter(status="active").only("id", "table_id", "status"),
+                 to_attr="active_games"),
+    )
+
+
+def table_data(table: Table) -> dict[str, Any]:
+    seats = list(table.seats.all())
+    active = getattr(table, "active_games", None)
+    if active is None:
+        active = list(table.games.filter(status="active").only("id"))
+    return {
+        "id": table.pk,
+        "host": player_brief(table.host),
+        "rules": table.rules,
+        "options": table.options,
+        "max_players": table.max_players,
+        "league": table.league_id,
+        "status": table.status,
+        "rounds_started": table.rounds_started,
+        "free_seats": max(0, table.max_players - sum(1 for s in seats if not s.left)),
+        "seats": [
+            {
+                "position": s.position,
+                "player": player_brief(s.player),
+                "bot_controlled": s.bot_controlled,
+                "left": s.left,
+            }
+            for s in seats
+        ],
+        "current_game": active[0].pk if active else None,
+        "created_at": _iso(table.created_at),
+    }
+
+
+def table_get(*, table_id: int) -> Table:
+    table = _tables_query().filter(pk=table_id).first()
+    if table is None:
+        raise NotFoundError()
+    return table
+
+
+def table_list(*, status: str | None = "open", player: Player | None = None, limit: int = 100) -> list[Table]:
+    """Open tables by default (newest first); ``player`` limits to the tables they sit at."""
+    query = _tables_query().order_by("-created_at", "-id")
+    if status:
+        query = query.filter(status=status)
+    if player is not None:
+        query = query.filter(seats__player=player, seats__left=False).distinct()
+    return list(query[:limit])
+
+
+def player_me(*, player: Player) -> dict[str, Any]:
+    tables = table_list(status=None, player=player, limit=200)
+    leagues: list[dict[str, Any]] = []
+    try:
+        from scoring.models import League
+    except ImportError:  # pragma: no cover
+        League = None  # noqa: N806
+    if League is not None:
+        query = League.objects.filter(Q(tables__seats__player=player) | Q(created_by=player)).distinct()
+        leagues = [{"id": lg.pk, "name": lg.name, "rules": lg.rules, "status": lg.status} for lg in query]
+    return {
+        "id": player.pk,
+        "name": player.name,
+        "bot": player.is_bot,
+        "created_at": _iso(player.created_at),
+        "tables": [
+            {
+                **{k: v for k, v in table_data(t).items() if k in ("id", "rules", "status", "current_game", "host")},
+                "position": next(s.position for s in t.seats.all() if s.player_id == player.pk and not s.left),
+            }
+            for t in tables
+        ],
+        "leagues": leagues,
+    }
+
+
+# --- games -----------------------------------------------------------------------------------
+
+
+def game_for_player(*, game_id: int, player: Player) -> tuple[Game, list[Seat], int]:
+    """The game, its seats in game-seat order and the caller's game seat; 404 / 403 otherwise."""
+    game = Game.objects.filter(pk=game_id).first()
+    if game is None:
+        raise NotFoundError()
+    at = {s.position: s for s in Seat.objects.filter(table_id=game.table_id).select_related("player")}
+    seats = [at[p] for p in game.positions]
+    viewer = next((i for i, s in enumerate(seats) if s.player_id == player.pk), None)
+    if viewer is None:
+        raise PermissionDeniedError(message=_not_seated())
+    return game, seats, viewer
+
+
+def _not_seated() -> Any:
+    from django.utils.translation import gettext_lazy as _
+
+    return _("You are not seated in this round.")
+
+
+def game_etag(*, game: Game, viewer: int | None, player: Player) -> str:
+    """Changes with every applied move (version) and differs per caller (views differ)."""
+    return f'"g{game.pk}-v{game.version}-p{player.pk}"'
+
+
+def game_view(game: Game, state: engine.GameState, seats: list[Seat], viewer: int | None) -> dict[str, Any]:
+    """The caller's view: engine player_view plus the service's fields."""
+    view = engine.player_view(state, viewer)
+    players = view.get("players")
+    if isinstance(players, list):
+        for entry in players:
+            seat = seats[entry["seat"]]
+            entry["name"] = seat.player.name
+            entry["player"] = seat.player_id
+            entry["bot"] = seat.bot_controlled
+    result = game.result
+    if result:
+        result = {**result, "players": [
+            {**line, "player": seats[line["seat"]].player_id, "name": seats[line["seat"]].player.name}
+            for line in result.get("players", [])
+        ]}
+    active = game.status == "active"
+    view.update(
+        {
+            "id": game.pk,
+            "table": game.table_id,
+            "number": game.number,
+            "status": game.status,
+            "version": game.version,
+            "seat": viewer,
+            "deadline": _iso(game.deadline) if active else None,
+            "hermann_deadline": _iso(game.hermann_deadline) if active else None,
+            "legal_actions": engine.legal_actions(state, viewer) if active and viewer is not None else [],
+            "result": result,
+        }
+    )
+    return view
+
+
+def game_view_for_player(*, game: Game, seats: list[Seat], viewer: int | None) -> dict[str, Any]:
+    return game_view(game, engine.GameState.from_json(game.state), seats, viewer)
+
+
+def move_data(move: Move, viewer: int | None, reveal: bool) -> dict[str, Any]:
+    """One ledger row as ``viewer`` may see it. A refused play (``system``) names cards of its
+    player's hand, so others see only its type until the round is over."""
+    action = move.action
+    if move.actor == "system" and not reveal and move.seat != viewer:
+        action = {"type": action.get("type")}
+    return {
+        "seq": move.seq,
+        "actor": move.actor,
+        "seat": move.seat,
+        "action": action,
+        "events": engine.redact_events(move.events, viewer, reveal=reveal),
+        "created_at": _iso(move.created_at),
+    }
+
+
+def events_for_player(*, game: Game, viewer: int | None, after: int = 0, limit: int = 500) -> dict[str, Any]:
+    """The ledger after ``seq`` oldest first; participants see every hand once the round is over."""
+    reveal = game.status == "finished" and viewer is not None
+    limit = max(1, min(limit, EVENTS_PAGE_MAX))
+    moves = list(game.moves.filter(seq__gt=after).order_by("seq")[:limit])
+    return {
+        "game": game.pk,
+        "version": game.version,
+        "status": game.status,
+        "revealed": reveal,
+        "moves": [move_data(m, viewer, reveal) for m in moves],
+        "next_after": moves[-1].seq if moves else after,
+    }

@@ -1,0 +1,565 @@
+"""Use cases that write: one transaction each, keyword-only arguments, domain errors out.
+
+``move_submit`` is THE path for every action that changes a round: people (``actor="player"``),
+bots (``"bot"``), the turn clock (``"clock"``) and the house penalty for an illegal play
+(``"system"``). It locks the game row, checks seat, turn and ``expected_version``, applies the
+engine, appends a hash-chained ledger row, saves snapshot + version + deadline in one UPDATE,
+and lets seated bots answer in the same transaction under the same lock (so a person can play a
+whole round against bots with nothing else running). What follows a move (stream pushes,
+clock tasks) is published with ``transaction.on_commit`` through :data:`move_committed`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.db import IntegrityError, transaction
+from django.dispatch import Signal
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+from rest_framework.authtoken.models import Token
+
+from games import engine
+from games.models import Game, IdempotencyRecord, Move, Player, Seat, Table
+from maumau.errors import (
+    ConflictError,
+    DomainError,
+    IllegalMoveError,
+    NotFoundError,
+    PermissionDeniedError,
+    ValidationFailed,
+)
+
+#: Sent on commit after every move_submit that appended ledger rows: game_id, version, moves.
+move_committed = Signal()
+#: Sent on commit when a round starts: game_id.
+round_started = Signal()
+
+#: A request's bots may make at most this many moves (max_turns ends any game long before).
+BOT_MOVE_LIMIT = 20_000
+
+
+def canonical_json(value: Any) -> str:
+    """The one serialization that hashes and fingerprints use: sorted keys, no spaces."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def move_hash(*, prev_hash: str, row: dict[str, Any]) -> str:
+    return hashlib.sha256((prev_hash + canonical_json(row)).encode()).hexdigest()
+
+
+def move_row(move: Move) -> dict[str, Any]:
+    """The fields a ledger hash covers (everything but the hashes themselves)."""
+    return {
+        "game": move.game_id,
+        "seq": move.seq,
+        "actor": move.actor,
+        "seat": move.seat,
+        "player": move.player_id,
+        "action": move.action,
+        "events": move.events,
+        "created_at": move.created_at.isoformat(),
+    }
+
+
+# --- players ---------------------------------------------------------------------------------
+
+
+def player_create(*, name: str) -> tuple[Player, str]:
+    """A person with an auth user and a DRF token; returns (player, token key)."""
+    with transaction.atomic():
+        user = User.objects.create(username=f"p-{secrets.token_hex(12)}")
+        user.set_unusable_password()
+        user.save(update_fields=["password"])
+        player = Player.objects.create(name=name, user=user)
+        token = Token.objects.create(user=user)
+    return player, token.key
+
+
+# --- tables ----------------------------------------------------------------------------------
+
+
+def _rules_from(name: str, options: dict[str, Any] | None) -> engine.RuleSet:
+    try:
+        return engine.RuleSet.from_preset(name, options or {})
+    except engine.RulesError as exc:
+        raise ValidationFailed(
+            message=_("These rules are not valid."),
+            details={"option": exc.option, "reason": str(exc.message)},
+        ) from exc
+
+
+def table_create(
+    *,
+    host: Player,
+    rules: str,
+    options: dict[str, Any] | None = None,
+    max_players: int | None = None,
+    league_id: int | None = None,
+) -> Table:
+    """The host sits in seat 0. Options are validated by the engine and stored effective."""
+    rule_set = _rules_from(rules, options)
+    if max_players is None:
+        max_players = min(4, rule_set.max_players)
+    if not rule_set.min_players <= max_players <= rule_set.max_players:
+        raise ValidationFailed(
+            message=_("max_players is out of range for these rules."),
+            details={"field": "max_players", "min": rule_set.min_players, "max": rule_set.max_players},
+        )
+    league = None
+    if league_id is not None:
+        from scoring.models import League
+
+        league = League.objects.filter(pk=league_id).first()
+        if league is None:
+            raise NotFoundError(details={"field": "league"})
+        if league.status != "active":
+            raise ConflictError("table_state", _("This league is over."), details={"reason": "league_finished"})
+        if league.rules != rule_set.name:
+            raise ValidationFailed(
+                message=_("The table's rules must be the league's rules."),
+                details={"field": "league", "league_rules": league.rules},
+            )
+    with transaction.atomic():
+        table = Table.objects.create(
+            host=host, rules=rule_set.name, options=rule_set.to_json(), max_players=max_players, league=league
+        )
+        Seat.objects.create(table=table, position=0, player=host)
+    return table
+
+
+def _table_locked(table_id: int) -> Table:
+    table = Table.objects.select_for_update().filter(pk=table_id).first()
+    if table is None:
+        raise NotFoundError()
+    return table
+
+
+def _active_game(table: Table) -> Game | None:
+    return table.games.filter(status="active").order_by("-number").first()
+
+
+def table_join(*, table_id: int, player: Player) -> Table:
+    """Take the next free seat (from the next round on if one is running); a leaver takes theirs back."""
+    with transaction.atomic():
+        table = _table_locked(table_id)
+        if table.status == "closed":
+            raise ConflictError("table_state", details={"reason": "table_closed"})
+        seats = list(table.seats.all())
+        mine = next((s for s in seats if s.player_id == player.pk), None)
+        if mine is not None and not mine.left:
+            raise ConflictError("already_seated", details={"position": mine.position})
+        if sum(1 for s in seats if not s.left) >= table.max_players:
+            raise ConflictError("table_full", details={"max_players": table.max_players})
+        if mine is not None:
+            mine.left = False
+            mine.bot_controlled = False
+            mine.save(update_fields=["left", "bot_controlled"])
+        else:
+            position = max((s.position for s in seats), default=-1) + 1
+            Seat.objects.create(table=table, position=position, player=player)
+    return table
+
+
+def table_bot_add(*, table_id: int, player: Player, level: str) -> Table:
+    """The host seats a bot; it gets its own bot Player so results always name a Player."""
+    with transaction.atomic():
+        table = _table_locked(table_id)
+        if table.host_id != player.pk:
+            raise PermissionDeniedError(message=_("Only the host may do this."))
+        if table.status == "closed":
+            raise ConflictError("table_state", details={"reason": "table_closed"})
+        seats = list(table.seats.all())
+        if sum(1 for s in seats if not s.left) >= table.max_players:
+            raise ConflictError("table_full", details={"max_players": table.max_players})
+        position = max((s.position for s in seats), default=-1) + 1
+        bot = Player.objects.create(name=f"Bot {position} ({level})", is_bot=True, bot_level=level)
+        Seat.objects.create(table=table, position=position, player=bot, bot_controlled=True)
+    return table
+
+
+def table_leave(*, table_id: int, player: Player) -> Table:
+    """Leave the table. In a running round a bot takes over the seat at once; the host role
+    passes to the next person; a table without people closes."""
+    with transaction.atomic():
+        table = _table_locked(table_id)
+        seats = list(table.seats.select_related("player"))
+        mine = next((s for s in seats if s.player_id == player.pk and not s.left), None)
+        if mine is None:
+            raise PermissionDeniedError(message=_("You are not seated at this table."))
+        mine.left = True
+        mine.bot_controlled = True
+        mine.save(update_fields=["left", "bot_controlled"])
+        people = [s for s in seats if not s.left and not s.player.is_bot]
+        fields = []
+        if table.host_id == player.pk and people:
+            table.host_id = people[0].player_id
+            fields.append("host")
+        game = _active_game(table)
+        if not people:
+            table.status = "closed"
+            fields.append("status")
+        if fields:
+            table.save(update_fields=fields)
+        if game is not None and mine.position in game.positions:
+            # The bot that took over answers now if the leaver was on turn.
+            move_submit(game_id=game.pk, actor="bot", seat=None, action=None)
+    return table
+
+
+# --- rounds ----------------------------------------------------------------------------------
+
+
+def _deadlines(game: Game, state: engine.GameState, rules: engine.RuleSet, now: Any, moved: bool) -> None:
+    """The turn clock restarts with every applied move; the Hermann clock runs while a race is open."""
+    if state.status != "active":
+        game.deadline = None
+        game.hermann_deadline = None
+        return
+    if moved or game.deadline is None:
+        game.deadline = now + timedelta(seconds=rules.turn_seconds) if rules.turn_seconds else None
+    if state.hermann_open:
+        if game.hermann_deadline is None:
+            game.hermann_deadline = now + timedelta(seconds=rules.hermann_seconds)
+    else:
+        game.hermann_deadline = None
+
+
+def _setup_args(setup: Any, players: int) -> dict[str, Any]:
+    if not isinstance(setup, dict):
+        raise ValidationFailed(details={"field": "setup", "reason": "must be an object"})
+    extra = set(setup) - {"hands", "starter", "stock", "first"}
+    if extra:
+        raise ValidationFailed(details={"field": "setup", "unknown": sorted(map(str, extra))})
+    hands, starter, stock = setup.get("hands"), setup.get("starter"), setup.get("stock", [])
+    if not (isinstance(hands, list) and all(isinstance(h, list) and all(isinstance(c, str) for c in h) for h in hands)):
+        raise ValidationFailed(details={"field": "setup.hands", "reason": "a list of lists of card codes"})
+    if len(hands) != players:
+        raise ValidationFailed(details={"field": "setup.hands", "reason": "one hand per seated player",
+                                        "players": players})
+    if not isinstance(starter, str):
+        raise ValidationFailed(details={"field": "setup.starter", "reason": "a card code"})
+    if not (isinstance(stock, list) and all(isinstance(c, str) for c in stock)):
+        raise ValidationFailed(details={"field": "setup.stock", "reason": "a list of card codes, top first"})
+    first = setup.get("first", 0)
+    if type(first) is not int or not 0 <= first < players:
+        raise ValidationFailed(details={"field": "setup.first", "reason": "a seat number"})
+    return {"hands": hands, "starter": starter, "stock": stock, "first": first}
+
+
+def round_start(*, table_id: int, player: Player, seed: Any = None, setup: Any = None) -> Game:
+    """The host starts the first round or the next one ("Nochmal!"), opened by the next seat."""
+    with transaction.atomic():
+        table = _table_locked(table_id)
+        if table.host_id != player.pk:
+            raise PermissionDeniedError(message=_("Only the host may do this."))
+        if table.status == "closed":
+            raise ConflictError("table_state", details={"reason": "table_closed"})
+        from scoring.services import league_assert_open  # a finished league takes no more rounds
+
+        league_assert_open(league=table.league)
+        if _active_game(table) is not None:
+            raise ConflictError("table_state", _("A round is running at this table."),
+                                details={"reason": "round_running"})
+        seats = [s for s in table.seats.all() if not s.left]
+        rules = engine.RuleSet.from_json(table.options)
+        if len(seats) < rules.min_players:
+            raise ConflictError("table_state", _("Not enough players at the table."),
+                                details={"reason": "not_enough_players", "min_players": rules.min_players})
+        players = len(seats)
+        if seed is None:
+            seed = secrets.token_hex(32)
+        elif isinstance(seed, bool) or not isinstance(seed, (int, str)) or not str(seed):
+            raise ValidationFailed(details={"field": "seed", "reason": "an integer or a string"})
+        seed = str(seed)
+        try:
+            if setup is not None:
+                args = _setup_args(setup, players)
+                state = engine.new_game_from_setup(rules, players=players, seed=seed, **args)
+                first = args["first"]
+            else:
+                first = table.rounds_started % players
+                state = engine.new_game(rules, players=players, seed=seed, first=first)
+        except engine.SetupError as exc:
+            raise ValidationFailed(message=_("This deal is not possible."),
+                                   details={"field": "setup", "reason": str(exc)}) from exc
+        now = timezone.now()
+        game = Game(
+            table=table,
+            number=table.rounds_started + 1,
+            rules=rules.to_json(),
+            seed=seed,
+            setup=setup,
+            first=first,
+            positions=[s.position for s in seats],
+            state=state.to_json(),
+            turn=state.turn,
+        )
+        _deadlines(game, state, rules, now, moved=True)
+        game.save()
+        table.rounds_started += 1
+        table.status = "playing"
+        table.save(update_fields=["rounds_started", "status"])
+        game_id = game.pk
+        transaction.on_commit(lambda: round_started.send(sender=Game, game_id=game_id))
+        if any(s.bot_controlled for s in seats):
+            move_submit(game_id=game.pk, actor="bot", seat=None, action=None)
+            game.refresh_from_db()
+    return game
+
+
+# --- moves -----------------------------------------------------------------------------------
+
+
+@dataclass
+class MoveOutcome:
+    """What move_submit did: the answer body for the caller, and the ledger rows it appended."""
+
+    status_code: int
+    body: dict[str, Any]
+    game: Game | None = None
+    moves: list[Move] = field(default_factory=list)
+    replayed: bool = False
+
+
+@dataclass
+class _Round:
+    """One locked game with its state and seats, and the ledger rows appended so far."""
+
+    game: Game
+    state: engine.GameState
+    rules: engine.RuleSet
+    seats: list[Seat]  # game seat i -> Seat
+    pending: list[Move] = field(default_factory=list)
+
+    def append(self, *, actor: str, seat: int | None, player: Player | None, action: dict[str, Any],
+               events: list[dict[str, Any]], now: Any) -> Move:
+        game = self.game
+        move = Move(game=game, seq=game.version + 1, actor=actor, seat=seat, player=player, action=action,
+                    events=events, created_at=now, prev_hash=game.ledger_head)
+        move.hash = move_hash(prev_hash=game.ledger_head, row=move_row(move))
+        game.version = move.seq
+        game.ledger_head = move.hash
+        self.pending.append(move)
+        return move
+
+
+def _seats_in_game_order(game: Game, seats: list[Seat]) -> list[Seat]:
+    at = {s.position: s for s in seats}
+    return [at[p] for p in game.positions]
+
+
+def _idempotent_replay(player: Player, key: str, fingerprint: str) -> MoveOutcome | None:
+    record = IdempotencyRecord.objects.filter(player=player, key=key).first()
+    if record is None:
+        return None
+    if record.fingerprint != fingerprint:
+        raise DomainError("idempotency_key_reused", status=422, details={"key": key})
+    return MoveOutcome(status_code=record.status_code, body=record.body, replayed=True)
+
+
+def move_submit(
+    *,
+    game_id: int,
+    actor: str,
+    seat: int | None = None,
+    player: Player | None = None,
+    action: dict[str, Any] | None,
+    expected_version: int | None = None,
+    idempotency_key: str | None = None,
+    fingerprint: str = "",
+    play_bots: bool = True,
+    render: Callable[[Game, engine.GameState, list[Seat], int | None, list[Move]], dict[str, Any]] | None = None,
+) -> MoveOutcome:
+    """Apply one action (``action=None`` with ``actor="bot"``: let the bots on turn play).
+
+    ``actor="player"`` needs ``player`` (the seat is looked up); ``"bot"``/``"system"`` need a seat;
+    ``"clock"`` applies a clock action (``timeout``/``hermann_timeout``) for ``seat=None``.
+    ``render(game, state, seats, viewer_seat, moves)`` builds the caller's answer inside the
+    transaction, so the answer stored for an Idempotency-Key is exactly the one sent.
+    Raises DomainError (400/403/404/409/422); a 422 in ``house`` still commits its penalty row.
+    """
+    if idempotency_key and player is not None:
+        replay = _idempotent_replay(player, idempotency_key, fingerprint)
+        if replay is not None:
+            return replay
+    parsed: dict[str, Any] | None = None
+    if action is not None:
+        try:
+            parsed = engine.parse_action(action, clock=actor == "clock")
+        except engine.ActionError as exc:
+            raise ValidationFailed(message=_("This action is malformed."),
+                                   details={"reason": exc.message, **exc.details}) from exc
+    refusal: DomainError | None = None
+    with transaction.atomic():
+        game = Game.objects.select_for_update().filter(pk=game_id).first()
+        if game is None:
+            raise NotFoundError()
+        seats = _seats_in_game_order(game, list(Seat.objects.filter(table_id=game.table_id)
+                                                .select_related("player")))
+        if idempotency_key and player is not None:
+            replay = _idempotent_replay(player, idempotency_key, fingerprint)
+            if replay is not None:
+                return replay
+        if actor == "player":
+            assert player is not None
+            seat = next((i for i, s in enumerate(seats) if s.player_id == player.pk), None)
+            if seat is None:
+                raise PermissionDeniedError(message=_("You are not seated in this round."))
+        if game.status != "active":
+            raise ConflictError("game_finished")
+        if expected_version is not None and expected_version != game.version:
+            raise ConflictError("version_conflict", details={"version": game.version})
+        state = engine.GameState.from_json(game.state)
+        rnd = _Round(game=game, state=state, rules=state.rules, seats=seats)
+        now = timezone.now()
+        answer_from = 0
+        if parsed is not None:
+            try:
+                state, events = engine.apply(state, None if actor == "clock" else seat, parsed)
+            except engine.IllegalAction as exc:
+                refusal = _refusal(rnd, exc, actor=actor, seat=seat, player=player, action=parsed, now=now)
+                if isinstance(refusal, ConflictError):
+                    raise refusal from exc
+            else:
+                if actor == "clock":
+                    recorded_seat = game.turn
+                else:
+                    recorded_seat = seat
+                rnd.append(actor=actor, seat=recorded_seat, player=player, action=parsed, events=events, now=now)
+        if refusal is None and play_bots:
+            _bots_play(rnd, now)
+        if rnd.pending:
+            _save_round(rnd, now)
+        viewer = seat if actor == "player" else None
+        if refusal is not None:
+            penalty = [e for m in rnd.pending for e in engine.redact_events(m.events, viewer)]
+            refusal.details = {**refusal.details, "penalty": penalty, "version": game.version}
+            body: dict[str, Any] = {"error": {"code": refusal.code, "message": str(refusal.message),
+                                              "details": refusal.details}}
+            status = refusal.status
+        else:
+            body = render(game, state, seats, viewer, rnd.pending[answer_from:]) if render else {}
+            status = 200
+        if idempotency_key and player is not None:
+            try:
+                with transaction.atomic():
+                    IdempotencyRecord.objects.create(player=player, key=idempotency_key,
+                                                     fingerprint=fingerprint, status_code=status, body=body)
+            except IntegrityError as exc:
+                raise ConflictError("idempotency_in_progress", details={"key": idempotency_key}) from exc
+        if rnd.pending:
+            _publish(rnd)
+    outcome = MoveOutcome(status_code=status, body=body, game=game, moves=rnd.pending)
+    if refusal is not None:
+        raise refusal
+    return outcome
+
+
+def _refusal(rnd: _Round, exc: engine.IllegalAction, *, actor: str, seat: int | None, player: Player | None,
+             action: dict[str, Any], now: Any) -> DomainError:
+    """Map an engine refusal to its error; in ``house`` charge the penalty card (once per retry)."""
+    if exc.code == "not_your_turn":
+        return ConflictError("not_your_turn", details={"turn": rnd.state.turn})
+    if exc.code == "game_over":
+        return ConflictError("game_finished")
+    if rnd.rules.penalize_illegal and actor in ("player", "bot") and seat is not None:
+        rnd.state = engine.GameState.from_json(rnd.game.state)  # apply() validated before changing
+        penalty = engine.penalize_illegal(rnd.state, seat, action)
+        if penalty:
+            rnd.append(actor="system", seat=seat, player=player, action=action, events=penalty, now=now)
+    return IllegalMoveError(details={"reason": exc.code, "rule": str(exc.message), **(exc.details or {})})
+
+
+def _bots_play(rnd: _Round, now: Any) -> None:
+    """Seated bots act until a person is on turn or the round ends, under the caller's lock.
+
+    The rng of each bot move is seeded from the game's secret seed and its version, so a bot
+    game is reproducible and its choices cannot be predicted from outside.
+    """
+    state = rnd.state
+    for _step in range(BOT_MOVE_LIMIT):
+        if state.status != "active":
+            return
+        acted = False
+        if state.hermann_open:
+            say = {"type": "say", "word": "hermann"}
+            for game_seat, seat in enumerate(rnd.seats):
+                if seat.bot_controlled and game_seat != state.turn and say in engine.legal_actions(state, game_seat):
+                    _bot_apply(rnd, game_seat, say, now)
+                    acted = True
+                    if state.status != "active":
+                        return
+        turn = state.turn
+        if turn is not None and rnd.seats[turn].bot_controlled and engine.legal_actions(state, turn):
+            level = rnd.seats[turn].player.bot_level or "basic"
+            rng = random.Random(f"{rnd.game.seed}:{rnd.game.version}")
+            choice = engine.choose_bot_action(state, turn, level, rng)
+            acted = _bot_apply(rnd, turn, choice, now) or acted
+        if not acted:
+            return
+
+
+def _bot_apply(rnd: _Round, game_seat: int, choice: dict[str, Any], now: Any) -> bool:
+    seat = rnd.seats[game_seat]
+    try:
+        action = engine.parse_action(choice)
+        rnd.state, events = engine.apply(rnd.state, game_seat, action)
+    except (engine.ActionError, engine.IllegalAction):
+        # A bot must only choose legal actions; if it does not, fall back to the first legal one.
+        legal = engine.legal_actions(rnd.state, game_seat)
+        if not legal:
+            return False
+        action = engine.parse_action(legal[0])
+        rnd.state, events = engine.apply(rnd.state, game_seat, action)
+    rnd.append(actor="bot", seat=game_seat, player=seat.player, action=action, events=events, now=now)
+    return True
+
+
+def _save_round(rnd: _Round, now: Any) -> None:
+    """One INSERT for the new ledger rows, one UPDATE for the game; the round's end if it ended."""
+    game, state = rnd.game, rnd.state
+    Move.objects.bulk_create(rnd.pending)
+    game.state = state.to_json()
+    game.turn = state.turn if state.status == "active" else None
+    _deadlines(game, state, rnd.rules, now, moved=True)
+    fields = ["state", "version", "ledger_head", "turn", "deadline", "hermann_deadline"]
+    if state.status != "active":
+        game.status = "finished"
+        game.result = state.result
+        game.finished_at = now
+        fields += ["status", "result", "finished_at"]
+    game.save(update_fields=fields)
+    if game.status == "finished":
+        _round_finish(game)
+
+
+def _round_finish(game: Game) -> None:
+    """The table is free for the next round; results go to scoring in the same transaction."""
+    Table.objects.filter(pk=game.table_id, status="playing").update(status="open")
+    try:
+        from scoring.services import round_result_record
+    except ImportError:  # pragma: no cover - scoring app not installed
+        return
+    round_result_record(game=game)
+
+
+def _publish(rnd: _Round) -> None:
+    game_id, version = rnd.game.pk, rnd.game.version
+    seqs = [m.seq for m in rnd.pending]
+    transaction.on_commit(lambda: move_committed.send(sender=Game, game_id=game_id, version=version, seqs=seqs))
+
+
+def game_seat_of(*, game: Game, seats: list[Seat], player: Player) -> int | None:
+    for index, seat in enumerate(_seats_in_game_order(game, seats)):
+        if seat.player_id == player.pk:
+            return index
+    return None
