@@ -21,8 +21,7 @@ from django.db.models import F
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from games.engine.rules import RulesError, RuleSet
-from games.engine.state import GameState
+from games.engine import GameState, RuleSet, RulesError
 from games.models import Seat
 from maumau.errors import DomainError
 from scoring.models import League, PlayerResult, RoundResult, Standing

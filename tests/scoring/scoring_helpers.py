@@ -12,7 +12,7 @@ from typing import Any
 
 from django.utils import timezone
 
-from games.engine.rules import RuleSet
+from games.engine import RuleSet
 from games.engine.scoring import round_result
 from games.models import Game, Player, Seat, Table
 from scoring.models import League
