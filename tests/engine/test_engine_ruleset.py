@@ -1,0 +1,123 @@
+"""RULES.md: every rule set is a preset of one configuration; options are validated by name."""
+
+from __future__ import annotations
+
+import pytest
+
+from games.engine import RuleSet, RulesError
+
+PRESET_TABLES = {
+    "classic": {
+        "deck": "skat32", "jokers": 0, "players": [2, 5], "hand_size": 5, "must_play": True,
+        "starter_effects": False, "seven_draws": 2, "seven_then_play": False, "eight_skips": True,
+        "nine_reverses": True, "ace_skips": False, "jack_wild": True, "jack_on_jack": True,
+        "jack_can_win": True, "scoring": "ranking", "turn_seconds": 60, "timeout_policy": "autoplay",
+        "max_turns": 1000, "ace_needs_cover": False, "pik_call": False, "announcements": False,
+        "league_limit": 0,
+    },
+    "tavern": {
+        "deck": "french52", "jokers": 0, "players": [2, 8], "hand_size": 5, "must_play": False,
+        "starter_excludes": ["7", "8", "J"], "seven_draws": 2, "seven_then_play": False,
+        "eight_skips": True, "nine_reverses": False, "jack_on_jack": True, "jack_can_win": True,
+        "scoring": "wins", "turn_seconds": 60, "timeout_policy": "autoplay", "max_turns": 1000,
+        "ace_skips": False, "pik_call": False,
+    },
+    "house": {
+        "deck": "french52", "jokers": 3, "players": [2, 6], "hand_size": 8, "must_play": True,
+        "seven_draws": 2, "eight_skips": True, "nine_skips_second": True, "ten_reverses": True,
+        "joker": True, "ace_needs_cover": True, "jack_on_jack": "first_wished_suit",
+        "queen_of_hearts_swap": True, "king_of_diamonds_hermann": True, "hermann_seconds": 10,
+        "pik_call": True, "announcements": True, "penalize_illegal": True, "turn_seconds": 5,
+        "timeout_policy": "penalty", "final_jacks": True, "scoring": "points", "league_limit": 500,
+        "max_turns": 1000, "seven_then_play": False,
+    },
+}
+
+
+@pytest.mark.parametrize("preset", sorted(PRESET_TABLES))
+def test_presets_follow_the_rules_tables(preset):
+    rules = RuleSet.from_preset(preset)
+    data = rules.to_json()
+    assert data["rules"] == preset == rules.name
+    for option, value in PRESET_TABLES[preset].items():
+        assert data[option] == value, option
+
+
+@pytest.mark.parametrize("preset", sorted(PRESET_TABLES))
+def test_ruleset_json_round_trip(preset):
+    rules = RuleSet.from_preset(preset, {"hand_size": 4, "max_turns": 50})
+    data = rules.to_json()
+    assert RuleSet.from_json(data) == rules
+    assert RuleSet.from_json(data).to_json() == data
+
+
+def test_every_option_can_be_overridden_per_table():
+    rules = RuleSet.from_preset("tavern", {"nine_reverses": True, "jack_on_jack": "first_wished_suit",
+                                           "turn_seconds": 86400, "timeout_policy": "skip"})
+    assert rules.nine_reverses and rules.jack_on_jack == "first_wished_suit"
+    assert rules.turn_seconds == 86400 and rules.timeout_policy == "skip"
+
+
+def raises_for(option, preset="classic", **overrides):
+    with pytest.raises(RulesError) as caught:
+        RuleSet.from_preset(preset, overrides)
+    assert caught.value.option == option
+    assert option in str(caught.value)
+    return caught.value
+
+
+def test_unknown_option_is_named():
+    raises_for("hand_sise", hand_sise=5)
+
+
+def test_unknown_preset():
+    with pytest.raises(RulesError):
+        RuleSet.from_preset("skat")
+
+
+@pytest.mark.parametrize(
+    "option,value",
+    [
+        ("hand_size", "5"),
+        ("hand_size", 5.0),
+        ("hand_size", True),  # bool is an int in Python, not an option value
+        ("seven_draws", False),
+        ("turn_seconds", None),
+        ("must_play", 1),
+        ("must_play", "true"),
+        ("jack_on_jack", "sometimes"),
+        ("jack_on_jack", 1),
+        ("jack_on_jack", 0),
+        ("scoring", "golf"),
+        ("timeout_policy", "pray"),
+        ("deck", "tarot78"),
+        ("players", 4),
+        ("players", [2, True]),
+        ("starter_excludes", "7"),
+    ],
+)
+def test_wrong_type_is_named(option, value):
+    raises_for(option, **{option: value})
+
+
+@pytest.mark.parametrize(
+    "preset,overrides,option",
+    [
+        ("classic", {"players": [2, 7]}, "players"),  # 7 hands of 5 and a starter: 36 > 32
+        ("classic", {"hand_size": 8}, "players"),  # 5 hands of 8: 41 > 32
+        ("tavern", {"players": [2, 11]}, "players"),  # 56 > 52
+        ("classic", {"hand_size": 0}, "hand_size"),
+        ("classic", {"jokers": 2}, "jokers"),  # jokers without the joker rule could never be played
+        ("house", {"nine_reverses": True}, "nine_skips_second"),
+        ("tavern", {"starter_excludes": ["1"]}, "starter_excludes"),
+        ("classic", {"max_turns": 0}, "max_turns"),
+        ("classic", {"turn_seconds": -1}, "turn_seconds"),
+    ],
+)
+def test_impossible_combination_is_named(preset, overrides, option):
+    raises_for(option, preset, **overrides)
+
+
+def test_largest_table_that_the_deck_can_deal_is_allowed():
+    rules = RuleSet.from_preset("classic", {"players": [2, 6]})  # 6 * 5 + 1 = 31 <= 32
+    assert rules.max_players == 6
