@@ -108,11 +108,11 @@ def table_create(
     """The host sits in seat 0. Options are validated by the engine and stored effective."""
     rule_set = _rules_from(rules, options)
     if max_players is None:
-        max_players = min(4, rule_set.max_players)
-    if not rule_set.min_players <= max_players <= rule_set.max_players:
+        max_players = min(4, rule_set.seats_dealable)
+    if not rule_set.min_players <= max_players <= rule_set.seats_dealable:
         raise ValidationFailed(
             message=_("max_players is out of range for these rules."),
-            details={"field": "max_players", "min": rule_set.min_players, "max": rule_set.max_players},
+            details={"field": "max_players", "min": rule_set.min_players, "max": rule_set.seats_dealable},
         )
     league = None
     if league_id is not None:

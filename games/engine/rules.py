@@ -11,9 +11,12 @@ off there, with these readings (**Decision**, each closest to its seed):
 - A joker is never the starter: like an excluded rank it goes to the bottom of the stock and the
   next card is turned (it has no name yet, so it could not be matched).
 
-Impossible combinations are refused: more players than the deck can deal, jokers without the
+Impossible combinations are refused: fewer cards than the fewest players need, jokers without the
 joker rule (they could never be played), ``nine_reverses`` with ``nine_skips_second`` (the 9 cannot
-do both), excluding every rank from the starter, or ranks the deck does not have.
+do both), excluding every rank from the starter, or ranks the deck does not have. A larger
+``hand_size`` may leave the most players undealable (tavern's practice deal of 7 cards fits seven
+players, not eight): :attr:`RuleSet.seats_dealable` tells, and a table or deal for more seats is
+refused where it is made.
 """
 
 from __future__ import annotations
@@ -79,6 +82,11 @@ class RuleSet:
     @property
     def max_players(self) -> int:
         return self.players[1]
+
+    @property
+    def seats_dealable(self) -> int:
+        """The most players this deck can deal ``hand_size`` cards to (and turn a starter)."""
+        return min(self.max_players, (self.deck_size - 1) // self.hand_size)
 
     @property
     def deck_size(self) -> int:
@@ -172,10 +180,10 @@ def _validate(rules: RuleSet) -> None:
         raise RulesError("players", "the most must not be fewer than the fewest")
     if rules.hand_size < 1:
         raise RulesError("hand_size", "at least one card")
-    if most * rules.hand_size + 1 > rules.deck_size:
+    if fewest * rules.hand_size + 1 > rules.deck_size:
         raise RulesError(
-            "players",
-            f"{most} hands of {rules.hand_size} and a starter need {most * rules.hand_size + 1} cards;"
+            "hand_size",
+            f"{fewest} hands of {rules.hand_size} and a starter need {fewest * rules.hand_size + 1} cards;"
             f" the deck has {rules.deck_size}",
         )
     ranks = DECK_RANKS[rules.deck]
