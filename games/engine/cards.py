@@ -14,7 +14,7 @@ Twister) can be reconstructed from its outputs, so shuffles draw from SHA-256 of
 from __future__ import annotations
 
 import hashlib
-from functools import lru_cache
+from functools import cache
 
 SUITS: tuple[str, ...] = ("C", "S", "H", "D")
 SKAT_RANKS: tuple[str, ...] = ("7", "8", "9", "10", "J", "Q", "K", "A")
@@ -46,7 +46,7 @@ def is_card_code(code: object) -> bool:
     return isinstance(code, str) and (code in RANK or code in JOKERS)
 
 
-@lru_cache(maxsize=None)
+@cache
 def card_names(deck: str) -> tuple[str, ...]:
     """The suited cards of a deck: what exists physically and what a joker may be named as."""
     return tuple(rank + suit for suit in SUITS for rank in DECK_RANKS[deck])

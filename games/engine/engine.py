@@ -356,7 +356,7 @@ def _entries(state: GameState, seat: int, moves: list[tuple[list[str], list[Any]
         for (needs_wish, needs_target), last_names in groups.items():
             chosen = names[:-1] + [last_names if isinstance(last, list) else last_names[0]]
             entry: dict[str, Any] = {"type": "play", "cards": list(cards)}
-            jokers = {card: name for card, name in zip(cards, chosen) if card[0] == "X"}
+            jokers = {card: name for card, name in zip(cards, chosen, strict=True) if card[0] == "X"}
             if jokers:
                 entry["as"] = jokers
             say = _calls(state, seat, cards, chosen, hand_size)
@@ -694,7 +694,7 @@ def _play(state: GameState, seat: int, action: dict[str, Any], plan: dict[str, A
     state.drawn = None
     state.idle = 0
     played: dict[str, Any] = {"type": "played", "seat": seat, "cards": list(cards)}
-    jokers = {card: name for card, name in zip(cards, names) if card[0] == "X"}
+    jokers = {card: name for card, name in zip(cards, names, strict=True) if card[0] == "X"}
     if jokers:
         played["as"] = jokers
     events.append(played)
