@@ -195,11 +195,17 @@ def events_for_player(*, game: Game, viewer: int | None, after: int = 0, limit: 
     reveal = game.status == "finished" and viewer is not None
     limit = max(1, min(limit, EVENTS_PAGE_MAX))
     moves = list(game.moves.filter(seq__gt=after).order_by("seq")[:limit])
+    deal = None
+    if after <= 0:
+        from games.ledger import initial_state
+
+        deal = engine.redact_events([engine.deal_event(initial_state(game))], viewer, reveal=reveal)[0]
     return {
         "game": game.pk,
         "version": game.version,
         "status": game.status,
         "revealed": reveal,
+        "deal": deal,
         "moves": [move_data(m, viewer, reveal) for m in moves],
         "next_after": moves[-1].seq if moves else after,
     }

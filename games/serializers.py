@@ -157,6 +157,7 @@ class LedgerSerializer(serializers.Serializer):
     version = serializers.IntegerField()
     status = serializers.CharField()
     revealed = serializers.BooleanField(help_text="True after the round: every hand is shown (full replay).")
+    deal = serializers.DictField(allow_null=True, help_text="The deal (own hand, counts for others) when after=0.")
     moves = LedgerMoveSerializer(many=True)
     next_after = serializers.IntegerField(help_text="Pass as `after` to read on.")
 
