@@ -21,8 +21,9 @@ from django.db.models import F
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from games.engine import GameState, RuleSet, RulesError
+from games.engine import GameState
 from games.models import Seat
+from games.services import _rules_from as rules_from
 from maumau.errors import DomainError
 from scoring.models import League, PlayerResult, RoundResult, Standing
 
@@ -32,12 +33,7 @@ def league_create(*, name: str, rules: str, options: dict[str, Any] | None = Non
     name = (name or "").strip()
     if not name:
         raise DomainError("validation_error", _("A league needs a name."), 400, {"name": "required"})
-    try:
-        rule_set = RuleSet.from_preset(rules, dict(options or {}))
-    except RulesError as error:
-        raise DomainError(
-            "validation_error", str(getattr(error, "message", error)), 400, {"option": getattr(error, "option", None)}
-        ) from error
+    rule_set = rules_from(rules, options)  # the same validation and error as table options
     return League.objects.create(name=name, rules=rule_set.name, options=rule_set.to_json(), created_by=created_by)
 
 

@@ -123,3 +123,5 @@ def test_a_finished_house_league_refuses_the_next_round(make_player):
     assert refused.status_code == 409
     assert refused.json()["error"]["code"] == "league_finished"
     assert refused.json()["error"]["details"]["league"] == league["id"]
+    in_german = clients[0].post(f"/api/v1/tables/{table['id']}/rounds", {}, format="json", HTTP_ACCEPT_LANGUAGE="de")
+    assert in_german.json()["error"]["message"].startswith("Diese Liga ist beendet")
