@@ -8,14 +8,18 @@ before either records, so the league row lock is what keeps the totals exact.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 from django.db import connection, transaction
 from scoring_helpers import finish_game, points_result, table_for
 
-from games.models import Game
+from games import services as games_services
+from games.engine import GameState, build_deck, legal_actions
+from games.models import Game, Player
 from scoring.models import League, RoundResult, Standing
-from scoring.services import league_standings_recompute, round_result_record
+from scoring.services import league_create, league_standings_recompute, round_result_record
 
 pytestmark = [
     pytest.mark.postgres_only,
@@ -27,27 +31,49 @@ pytestmark = [
 ]
 
 
-def finish_together(game_ids: list[int]) -> list[BaseException]:
-    barrier = threading.Barrier(len(game_ids))
+def run_together(moves: list[Callable[[threading.Barrier], object]]) -> list[BaseException]:
+    """Run each move in its own thread (own connection); each waits at the shared barrier."""
+    barrier = threading.Barrier(len(moves))
     errors: list[BaseException] = []
 
-    def last_move(game_id: int) -> None:
+    def run(move: Callable[[threading.Barrier], object]) -> None:
         try:
-            with transaction.atomic():
-                game = Game.objects.select_for_update().get(pk=game_id)
-                barrier.wait(timeout=20)
-                round_result_record(game=game)
+            move(barrier)
         except BaseException as error:  # noqa: BLE001 - reported to the test thread
             errors.append(error)
         finally:
             connection.close()
 
-    threads = [threading.Thread(target=last_move, args=(game_id,)) for game_id in game_ids]
+    threads = [threading.Thread(target=run, args=(move,)) for move in moves]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join(timeout=60)
     return errors
+
+
+def recorded_under_game_lock(game_id: int) -> Callable[[threading.Barrier], object]:
+    """What move_submit does for a last move: lock the game, then record in that transaction."""
+
+    def move(barrier: threading.Barrier) -> None:
+        with transaction.atomic():
+            game = Game.objects.select_for_update().get(pk=game_id)
+            barrier.wait(timeout=20)
+            round_result_record(game=game)
+
+    return move
+
+
+def finish_together(game_ids: list[int]) -> list[BaseException]:
+    return run_together([recorded_under_game_lock(game_id) for game_id in game_ids])
+
+
+def submitted(game_id: int, host: Player, action: dict[str, Any]) -> Callable[[threading.Barrier], object]:
+    def move(barrier: threading.Barrier) -> None:
+        barrier.wait(timeout=20)
+        games_services.move_submit(game_id=game_id, actor="player", player=host, action=action)
+
+    return move
 
 
 def test_rounds_finishing_together_at_two_tables_are_both_counted(players, league_of):
@@ -98,4 +124,32 @@ def test_two_rounds_crossing_the_limit_together_finish_the_league_once(players, 
     assert league.status == League.STATUS_FINISHED
     assert league.loser_id == counted.players.get(won=False).player_id
     assert Standing.objects.get(league=league, player_id=league.loser_id).points == 510
+    assert league_standings_recompute(league_id=league.pk, write=False) == []
+
+
+def test_last_moves_submitted_together_at_two_league_tables_are_both_scored():
+    """The real path: two hosts' winning moves go through move_submit at the same moment."""
+    league_players = [games_services.player_create(name=name)[0] for name in ("Ada", "Bert", "Cleo", "Dora")]
+    ada, bert, cleo, dora = league_players
+    league = league_create(name="Rush hour", rules="house", created_by=ada)
+    tables = []
+    for host, guest in ((ada, bert), (cleo, dora)):
+        table = games_services.table_create(host=host, rules="house", max_players=2, league_id=league.pk)
+        games_services.table_join(table_id=table.pk, player=guest)
+        tables.append((table, host))
+    hands, starter = [["5H"], ["X1"]], "5C"  # the host goes out at once, the guest keeps a joker: 50
+    stock = [card for card in build_deck("french52", 3) if card not in {"5H", "X1", starter}]
+    setup = {"hands": hands, "starter": starter, "stock": stock}
+
+    for _ in range(4):
+        games = [games_services.round_start(table_id=t.pk, player=host, setup=setup) for t, host in tables]
+        winning = next(a for a in legal_actions(GameState.from_json(games[0].state), 0) if a["type"] == "play")
+        assert (
+            run_together([submitted(game.pk, host, winning) for game, (_, host) in zip(games, tables, strict=True)])
+            == []
+        )
+
+    totals = {s.player_id: (s.rounds, s.wins, s.points) for s in Standing.objects.filter(league=league)}
+    assert totals == {ada.pk: (4, 4, 0), bert.pk: (4, 0, 200), cleo.pk: (4, 4, 0), dora.pk: (4, 0, 200)}
+    assert RoundResult.objects.filter(league=league, counted=True).count() == 8
     assert league_standings_recompute(league_id=league.pk, write=False) == []

@@ -34,7 +34,7 @@ def seated_table(make_player, rules: str, count: int, league: int | None = None)
 
 
 def play_last_card(client, game_id: int, cards: list[str]) -> dict[str, Any]:
-    """Post the legal play that lays exactly `cards` (with "maumau" where the rules want it said)."""
+    """Post the legal play that lays exactly `cards` (with the calls the rules want said)."""
     view = client.get(f"/api/v1/games/{game_id}").json()
     action = next(a for a in view["legal_actions"] if a["type"] == "play" and sorted(a["cards"]) == sorted(cards))
     action = {**action, "cards": cards}
@@ -125,3 +125,31 @@ def test_a_finished_house_league_refuses_the_next_round(make_player):
     assert refused.json()["error"]["details"]["league"] == league["id"]
     in_german = clients[0].post(f"/api/v1/tables/{table['id']}/rounds", {}, format="json", HTTP_ACCEPT_LANGUAGE="de")
     assert in_german.json()["error"]["message"].startswith("Diese Liga ist beendet")
+
+
+def test_a_round_cut_by_max_turns_is_recorded_without_a_winner(make_player):
+    clients = [make_player("Ada"), make_player("Bert")]
+    table = (
+        clients[0]
+        .post("/api/v1/tables", {"rules": "classic", "max_players": 2, "options": {"max_turns": 1}}, format="json")
+        .json()
+    )
+    assert clients[1].post(f"/api/v1/tables/{table['id']}/join").status_code == 200
+    hands = [["10H", "7D"], ["AS", "7C"]]
+    game = (
+        clients[0]
+        .post(f"/api/v1/tables/{table['id']}/rounds", {"setup": deal("skat32", hands, "10C")}, format="json")
+        .json()
+    )
+
+    play_last_card(clients[0], game["id"], ["10H"])  # the first turn is the last one allowed
+
+    ledger = RoundResult.objects.get(game_id=game["id"])
+    assert (ledger.reason, ledger.winner_id, ledger.multiplier) == ("max_turns", None, 1)
+    lines = {line.seat: (line.rank, line.cards_left, line.points, line.won) for line in ledger.players.all()}
+    assert lines == {0: (1, 1, 7, False), 1: (2, 2, 18, False)}
+    board = clients[1].get(f"/api/v1/tables/{table['id']}/scoreboard").json()
+    assert [(row["player"]["id"], row["rounds"], row["wins"]) for row in board["players"]] == [
+        (clients[0].player_id, 1, 0),
+        (clients[1].player_id, 1, 0),
+    ]
