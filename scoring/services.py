@@ -21,7 +21,6 @@ from django.db.models import F
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from games.engine import GameState
 from games.models import Seat
 from games.services import _rules_from as rules_from
 from maumau.errors import DomainError
@@ -64,15 +63,6 @@ def limit_loser(limit: int, crossing: Iterable[tuple[int, int, int, int, int]]) 
     return max(reached)[4]
 
 
-def _round_result_of(game: Any) -> dict[str, Any]:
-    result = game.result
-    if not result and game.state:
-        result = GameState.from_json(game.state).result
-    if not result:
-        raise ValueError(f"game {game.pk} has no result to record")
-    return result
-
-
 @transaction.atomic
 def round_result_record(*, game: Any) -> RoundResult:
     """Write a finished round's result to the ledger once, and count it in its league.
@@ -93,16 +83,14 @@ def round_result_record(*, game: Any) -> RoundResult:
     if existing is not None:
         return existing
 
-    result = _round_result_of(game)
-    rules = game.rules or table.options or {}
-    rules_name = str(rules.get("rules") or table.rules)
-    scoring = str(rules.get("scoring") or "")
+    result = game.result
+    if not result:
+        raise ValueError(f"game {game.pk} has no result to record")
+    rules_name, scoring = game.rules["rules"], game.rules["scoring"]
     position_players = dict(Seat.objects.filter(table_id=table.pk).values_list("position", "player_id"))
-    # Game seat i sits at table position game.positions[i] (identity for older rows).
-    positions = list(game.positions or range(len(result["players"])))
-    seat_players = {seat: position_players[position] for seat, position in enumerate(positions)}
-    round_multiplier = int(result.get("multiplier") or 1)
-    winner_seat = result.get("winner")
+    # Game seat i sits at table position game.positions[i].
+    seat_players = {seat: position_players[position] for seat, position in enumerate(game.positions)}
+    round_multiplier = result["multiplier"]
     finished_at = game.finished_at or timezone.now()
     counted = league is None or league.status == League.STATUS_ACTIVE
 
@@ -110,11 +98,11 @@ def round_result_record(*, game: Any) -> RoundResult:
         game=game,
         table=table,
         league=league,
-        number=getattr(game, "number", 0) or 0,
+        number=game.number,
         rules=rules_name,
         scoring=scoring,
-        reason=str(result.get("reason") or ""),
-        winner_id=seat_players.get(winner_seat) if winner_seat is not None else None,
+        reason=result["reason"],
+        winner_id=seat_players.get(result["winner"]),
         multiplier=round_multiplier,
         counted=counted,
         finished_at=finished_at,
@@ -130,7 +118,7 @@ def round_result_record(*, game: Any) -> RoundResult:
             rank=line["rank"],
             cards_left=line["cards_left"],
             raw_points=line["raw_points"],
-            multiplier=line.get("multiplier") or 1,
+            multiplier=line["multiplier"],
             points=line["points"],
             won=bool(line["won"]),
             multiplier_bonus=round_multiplier - 1 if line["won"] else 0,
