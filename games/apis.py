@@ -12,7 +12,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games import engine, selectors, services
+from games import clocks, engine, selectors, services
 from games.models import Game, Move, Player, Seat
 from games.serializers import (
     ActionSerializer,
@@ -34,7 +34,7 @@ ERRORS = {code: OpenApiResponse(ErrorSerializer, description=text) for code, tex
     401: "not_authenticated",
     403: "permission_denied: not seated / not host",
     404: "not_found",
-    409: "not_your_turn, version_conflict, game_finished, table_full, table_state, already_seated",
+    409: "not_your_turn, version_conflict, game_finished, table_full, table_state, already_seated, league_finished",
     422: "illegal_move (details.reason = the rule), idempotency_key_reused",
     429: "throttled",
 }.items()}
@@ -147,6 +147,7 @@ class GameDetailApi(APIView):
     )
     def get(self, request: Request, game_id: int) -> Response:
         player = caller(request)
+        clocks.clocks_resolve_due(game_id=game_id)  # a passed deadline is resolved before answering
         game, seats, viewer = selectors.game_for_player(game_id=game_id, player=player)
         etag = selectors.game_etag(game=game, viewer=viewer, player=player)
         if etag in {t.strip() for t in request.headers.get("If-None-Match", "").split(",")}:

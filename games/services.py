@@ -28,6 +28,7 @@ from django.utils.translation import gettext_lazy as _
 from rest_framework.authtoken.models import Token
 
 from games import engine
+from games.clocks import clock_resolve_locked, clock_schedule
 from games.models import Game, IdempotencyRecord, Move, Player, Seat, Table
 from maumau.errors import (
     ConflictError,
@@ -310,6 +311,7 @@ def round_start(*, table_id: int, player: Player, seed: Any = None, setup: Any =
         table.save(update_fields=["rounds_started", "status"])
         game_id = game.pk
         transaction.on_commit(lambda: round_started.send(sender=Game, game_id=game_id))
+        clock_schedule(game)  # the first turn's clock task, sent on commit
         if any(s.bot_controlled for s in seats):
             move_submit(game_id=game.pk, actor="bot", seat=None, action=None)
             game.refresh_from_db()
@@ -403,6 +405,8 @@ def move_submit(
         game = Game.objects.select_for_update().filter(pk=game_id).first()
         if game is None:
             raise NotFoundError()
+        if actor != "clock" and clock_resolve_locked(game):  # a late move comes after the clock's timeout
+            game.refresh_from_db()
         seats = _seats_in_game_order(game, list(Seat.objects.filter(table_id=game.table_id)
                                                 .select_related("player")))
         if idempotency_key and player is not None:
@@ -553,6 +557,7 @@ def _round_finish(game: Game) -> None:
 
 
 def _publish(rnd: _Round) -> None:
+    clock_schedule(rnd.game)  # the expiry task for this version's deadlines, sent on commit
     game_id, version = rnd.game.pk, rnd.game.version
     seqs = [m.seq for m in rnd.pending]
     transaction.on_commit(lambda: move_committed.send(sender=Game, game_id=game_id, version=version, seqs=seqs))

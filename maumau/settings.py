@@ -42,6 +42,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "games",
     "scoring",
+    "streams",
 ]
 
 MIDDLEWARE = [
@@ -155,7 +156,11 @@ SPECTACULAR_SETTINGS = {
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "filesystem://")
 CELERY_RESULT_BACKEND = os.environ.get("CELERY_RESULT_BACKEND") or None
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
-CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, Any] = {}
+# Redis: an unacknowledged message (a reserved ETA task) goes back to the queue after this; it
+# must exceed MAUMAU_CLOCK_ETA_MAX_SECONDS (see maumau/celery.py).
+CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, Any] = {
+    "visibility_timeout": int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", "3600")),
+}
 if CELERY_BROKER_URL.startswith("filesystem://"):
     _broker_dir = VAR_DIR / "broker"
     for _sub in ("out", "processed"):
@@ -170,6 +175,12 @@ CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TIMEZONE = "UTC"
 CELERY_BEAT_SCHEDULE: dict[str, Any] = {}
+# Turn clocks (games/clocks.py): sweep period, the longest broker ETA (longer deadlines are left
+# to the sweep), timeouts in a row before a bot takes a seat over, the queue of clock tasks.
+MAUMAU_CLOCK_SWEEP_SECONDS = float(os.environ.get("MAUMAU_CLOCK_SWEEP_SECONDS", "2"))
+MAUMAU_CLOCK_ETA_MAX_SECONDS = int(os.environ.get("MAUMAU_CLOCK_ETA_MAX_SECONDS", "900"))
+MAUMAU_CLOCK_TAKEOVER_TIMEOUTS = int(os.environ.get("MAUMAU_CLOCK_TAKEOVER_TIMEOUTS", "3"))
+MAUMAU_CLOCK_QUEUE = os.environ.get("MAUMAU_CLOCK_QUEUE", "celery")
 
 LOGGING = {
     "version": 1,
