@@ -5,11 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from django.http import Http404
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from games.apis import errors
 from games.models import Player, Table
 from maumau.errors import DomainError
 from scoring import selectors, services
@@ -24,7 +25,6 @@ from scoring.serializers import (
     league_data,
 )
 
-ERROR = OpenApiResponse(description='Error: {"error": {"code", "message", "details"}}')
 HISTORY_PAGE_MAX = 200
 
 
@@ -40,7 +40,7 @@ class LeagueListApi(APIView):
         operation_id="leagues_list",
         summary="List leagues",
         parameters=[OpenApiParameter("mine", bool, description="Only leagues the caller created or played in.")],
-        responses={200: LeagueOutput(many=True), 401: ERROR},
+        responses={200: LeagueOutput(many=True), **errors(401)},
         tags=["leagues"],
     )
     def get(self, request: Request) -> Response:
@@ -56,7 +56,7 @@ class LeagueListApi(APIView):
             "the first player to reach `league_limit` (500) loses and the league ends."
         ),
         request=LeagueCreateInput,
-        responses={201: LeagueOutput, 400: ERROR, 401: ERROR},
+        responses={201: LeagueOutput, **errors(400, 401)},
         tags=["leagues"],
     )
     def post(self, request: Request) -> Response:
@@ -70,7 +70,7 @@ class LeagueDetailApi(APIView):
     @extend_schema(
         operation_id="leagues_retrieve",
         summary="One league",
-        responses={200: LeagueOutput, 401: ERROR, 404: ERROR},
+        responses={200: LeagueOutput, **errors(401, 404)},
         tags=["leagues"],
     )
     def get(self, request: Request, league_id: int) -> Response:
@@ -86,7 +86,7 @@ class LeagueStandingsApi(APIView):
             "and for `house` whether the player reached the limit and lost. A fixed number of queries "
             "whatever the number of rounds: the totals are kept per player as rounds finish."
         ),
-        responses={200: StandingsOutput, 401: ERROR, 404: ERROR},
+        responses={200: StandingsOutput, **errors(401, 404)},
         tags=["leagues"],
     )
     def get(self, request: Request, league_id: int) -> Response:
@@ -98,7 +98,7 @@ class TableScoreboardApi(APIView):
     @extend_schema(
         operation_id="tables_scoreboard",
         summary="Scoreboard of a table (rounds, wins, points per player)",
-        responses={200: ScoreboardOutput, 401: ERROR, 404: ERROR},
+        responses={200: ScoreboardOutput, **errors(401, 404)},
         tags=["tables"],
     )
     def get(self, request: Request, table_id: int) -> Response:
@@ -112,7 +112,7 @@ class PlayerStatsApi(APIView):
     @extend_schema(
         operation_id="players_stats",
         summary="A player's statistics: rounds, wins, win rate, points, per rule set",
-        responses={200: StatsOutput, 401: ERROR, 404: ERROR},
+        responses={200: StatsOutput, **errors(401, 404)},
         tags=["players"],
     )
     def get(self, request: Request, player_id: int | None = None) -> Response:
@@ -124,7 +124,7 @@ class MeStatsApi(PlayerStatsApi):
     @extend_schema(
         operation_id="me_stats",
         summary="The caller's statistics",
-        responses={200: StatsOutput, 401: ERROR},
+        responses={200: StatsOutput, **errors(401)},
         tags=["players"],
     )
     def get(self, request: Request, player_id: int | None = None) -> Response:
@@ -139,7 +139,7 @@ class PlayerHistoryApi(APIView):
             OpenApiParameter("limit", int, description=f"Page size, 1..{HISTORY_PAGE_MAX} (default 50)."),
             OpenApiParameter("offset", int, description="Rows to skip (default 0)."),
         ],
-        responses={200: HistoryOutput, 400: ERROR, 401: ERROR, 404: ERROR},
+        responses={200: HistoryOutput, **errors(400, 401, 404)},
         tags=["players"],
     )
     def get(self, request: Request, player_id: int | None = None) -> Response:
@@ -164,7 +164,7 @@ class MeHistoryApi(PlayerHistoryApi):
             OpenApiParameter("limit", int, description=f"Page size, 1..{HISTORY_PAGE_MAX} (default 50)."),
             OpenApiParameter("offset", int, description="Rows to skip (default 0)."),
         ],
-        responses={200: HistoryOutput, 400: ERROR, 401: ERROR},
+        responses={200: HistoryOutput, **errors(400, 401)},
         tags=["players"],
     )
     def get(self, request: Request, player_id: int | None = None) -> Response:
