@@ -1,0 +1,64 @@
+"""Twenty clients race the same move on PostgreSQL: the row lock lets exactly one through."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from django.conf import settings
+from django.db import connection
+from rest_framework.test import APIClient
+
+from games.models import Game, Move
+from tests.games.api_helpers import setup_for
+
+ON_POSTGRES = "postgresql" in settings.DATABASES["default"]["ENGINE"]
+pytestmark = [
+    pytest.mark.postgres_only,
+    pytest.mark.skipif(not ON_POSTGRES, reason="needs PostgreSQL: SELECT ... FOR UPDATE across real connections "
+                       "(the SQLite test database is one in-memory connection)"),
+    pytest.mark.django_db(transaction=True),
+]
+
+HANDS = [["7H", "8H", "KS", "AC", "9D"], ["10H", "QS", "KC", "AD", "7C"]]
+
+
+def race(token: str, game_id: int, body: dict, headers: dict[str, str], threads: int = 20) -> list[int]:
+    barrier = threading.Barrier(threads)
+    statuses: list[int] = []
+    lock = threading.Lock()
+
+    def one() -> None:
+        client = APIClient()
+        client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
+        barrier.wait()
+        try:
+            response = client.post(f"/api/v1/games/{game_id}/actions", body, format="json", **headers)
+            with lock:
+                statuses.append(response.status_code)
+        finally:
+            connection.close()
+
+    workers = [threading.Thread(target=one) for _ in range(threads)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(timeout=60)
+    return statuses
+
+
+def test_twenty_threads_same_move_same_version_exactly_one_applies(two_people) -> None:  # type: ignore[no-untyped-def]
+    _table, host, _guest, game = two_people("classic", setup=setup_for("classic", HANDS, "9H"))
+    statuses = race(host.token, game["id"], {"type": "play", "cards": ["7H"], "expected_version": 0}, {})
+    assert sorted(statuses) == [200] + [409] * 19
+    assert Move.objects.filter(game_id=game["id"]).count() == 1
+    assert Game.objects.get(pk=game["id"]).version == 1
+
+
+def test_twenty_threads_same_idempotency_key_apply_once(two_people) -> None:  # type: ignore[no-untyped-def]
+    _table, host, _guest, game = two_people("classic", setup=setup_for("classic", HANDS, "9H"))
+    statuses = race(host.token, game["id"], {"type": "play", "cards": ["7H"]}, {"HTTP_IDEMPOTENCY_KEY": "same"})
+    # Serialized by the game row lock: the first applies, the others replay its answer (or, if
+    # they collide on the key itself, get 409 idempotency_in_progress).
+    assert statuses.count(200) >= 1 and set(statuses) <= {200, 409}
+    assert Move.objects.filter(game_id=game["id"]).count() == 1

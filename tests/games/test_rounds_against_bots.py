@@ -1,0 +1,94 @@
+"""A person plays a whole round of each rule set against bots over HTTP, and never sees a hidden card.
+
+The security scan: after every response, every card code in it must be one the caller may know:
+their own hand (now or before), or a card that has been face up on the discard pile. Other hands
+and the stock are hidden. The same holds for every ledger entry the caller reads while the round runs.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+from django.core.management import call_command
+
+from games.models import Game, Move
+from tests.games.api_helpers import act, cards_in, resolve
+
+pytestmark = pytest.mark.django_db
+
+
+class Scanner:
+    """Tracks what the caller may know and checks responses against the hidden cards."""
+
+    def __init__(self, game_id: int, seat: int) -> None:
+        self.game_id, self.seat = game_id, seat
+        self.known: set[str] = set()
+        self.checked = 0
+
+    def hidden(self) -> set[str]:
+        state = Game.objects.get(pk=self.game_id).state
+        self.known |= set(state["hands"][self.seat]) | set(state["discard"]) | {state["top"]}
+        others = {c for i, hand in enumerate(state["hands"]) if i != self.seat for c in hand}
+        return (others | set(state["stock"])) - self.known
+
+    def check(self, body: Any, what: str) -> None:
+        leaked = cards_in(body) & self.hidden()
+        assert not leaked, f"{what} shows hidden cards {sorted(leaked)}"
+        self.checked += 1
+
+
+@pytest.mark.parametrize(("rules", "seed"), [("classic", 1), ("tavern", 2), ("house", 3)])
+def test_a_person_plays_a_round_against_bots_to_the_end(make_table, rules: str, seed: int) -> None:
+    table = make_table(rules)
+    assert table.bot("basic").status_code == 201
+    assert table.bot("random").status_code == 201
+    started = table.start(seed=seed)
+    assert started.status_code == 201
+    game = started.json()
+    gid, person = game["id"], table.host
+    scan = Scanner(gid, 0)
+    scan.check(game, "the round's start")
+    rng = random.Random(seed)
+    for _ in range(3000):
+        response = person.get(f"/api/v1/games/{gid}")
+        state = response.json()
+        if state["status"] != "active":
+            break
+        scan.check(state, "the game view")
+        assert state["legal_actions"], "a person waits in an active round: the bots did not answer"
+        assert state["players"][1]["bot"] and state["players"][2]["bot"]
+        action = resolve(rng.choice(state["legal_actions"]), rng.choice)
+        moved = act(person, gid, {**action, "expected_version": state["version"]})
+        assert moved.status_code in (200, 422), moved.json()
+        if moved.json().get("status") == "active":
+            scan.check(moved.json(), f"the answer to {action}")
+        if state["version"] % 7 == 0:
+            ledger = person.get(f"/api/v1/games/{gid}/events").json()
+            if ledger["status"] == "active":
+                scan.check(ledger, "the ledger")
+    else:
+        raise AssertionError("the round did not end")
+    final = Game.objects.get(pk=gid)
+    assert final.status == "finished" and final.result is not None and final.turn is None
+    assert final.result["reason"] in ("mau_mau", "stalemate", "max_turns")
+    assert Move.objects.filter(game=final, actor="bot").exists()
+    assert scan.checked > 5
+    table_after = person.get(f"/api/v1/tables/{table.id}").json()
+    assert table_after["status"] == "open" and table_after["current_game"] is None
+    call_command("verify_ledger", gid)
+
+
+def test_bots_play_the_same_way_from_the_same_seed(make_table) -> None:
+    """Bot rng is seeded from the game's seed and version: same seed, same bot-only round."""
+    ledgers = []
+    for _ in range(2):
+        table = make_table("classic")
+        table.bot("random")
+        table.bot("basic")
+        gid = table.start(seed="same").json()["id"]
+        table.host.post(f"/api/v1/tables/{table.id}/leave", format="json")  # bots play the rest
+        assert Game.objects.get(pk=gid).status == "finished"
+        ledgers.append([(m.actor, m.seat, m.action) for m in Move.objects.filter(game_id=gid).order_by("seq")])
+    assert ledgers[0] == ledgers[1] and len(ledgers[0]) > 3
