@@ -109,11 +109,11 @@ def table_create(
     """The host sits in seat 0. Options are validated by the engine and stored effective."""
     rule_set = _rules_from(rules, options)
     if max_players is None:
-        max_players = min(4, rule_set.seats_dealable)
-    if not rule_set.min_players <= max_players <= rule_set.seats_dealable:
+        max_players = min(4, rule_set.max_players)
+    if not rule_set.min_players <= max_players <= rule_set.max_players:
         raise ValidationFailed(
             message=_("max_players is out of range for these rules."),
-            details={"field": "max_players", "min": rule_set.min_players, "max": rule_set.seats_dealable},
+            details={"field": "max_players", "min": rule_set.min_players, "max": rule_set.max_players},
         )
     league = None
     if league_id is not None:
@@ -568,3 +568,10 @@ def game_seat_of(*, game: Game, seats: list[Seat], player: Player) -> int | None
         if seat.player_id == player.pk:
             return index
     return None
+
+
+def bench_floor_touch(*, player: Player) -> int:
+    """Lock and update the caller's own row: the least a write through this stack can cost."""
+    with transaction.atomic():
+        row = Player.objects.select_for_update().only("id", "name").get(pk=player.pk)
+        return Player.objects.filter(pk=row.pk).update(name=row.name)

@@ -98,11 +98,6 @@ class SetupError(ValueError):
 def new_game(rules: RuleSet, players: int, seed: str | int, first: int = 0) -> GameState:
     """Shuffle the deck from ``seed`` and deal. ``seed`` must be secret (``secrets.token_hex``)."""
     _check_seats(rules, players, first)
-    if players > rules.seats_dealable:
-        raise SetupError(
-            f"the deck cannot deal {rules.hand_size} cards to {players} players and turn a starter",
-            {"players": players, "hand_size": rules.hand_size},
-        )
     seed = str(seed)
     deck = build_deck(rules.deck, rules.jokers)
     secret_shuffle(deck, seed, 0)

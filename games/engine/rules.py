@@ -11,12 +11,11 @@ off there, with these readings (**Decision**, each closest to its seed):
 - A joker is never the starter: like an excluded rank it goes to the bottom of the stock and the
   next card is turned (it has no name yet, so it could not be matched).
 
-Impossible combinations are refused: fewer cards than the fewest players need, jokers without the
+Impossible combinations are refused: more players than the deck can deal (the error names
+``players`` or ``hand_size``, whichever the overrides changed; tavern's practice deal of 7 cards
+takes ``{"hand_size": 7, "players": [2, 7]}``), jokers without the
 joker rule (they could never be played), ``nine_reverses`` with ``nine_skips_second`` (the 9 cannot
-do both), excluding every rank from the starter, or ranks the deck does not have. A larger
-``hand_size`` may leave the most players undealable (tavern's practice deal of 7 cards fits seven
-players, not eight): :attr:`RuleSet.seats_dealable` tells, and a table or deal for more seats is
-refused where it is made.
+do both), excluding every rank from the starter, or ranks the deck does not have.
 """
 
 from __future__ import annotations
@@ -84,11 +83,6 @@ class RuleSet:
         return self.players[1]
 
     @property
-    def seats_dealable(self) -> int:
-        """The most players this deck can deal ``hand_size`` cards to (and turn a starter)."""
-        return min(self.max_players, (self.deck_size - 1) // self.hand_size)
-
-    @property
     def deck_size(self) -> int:
         return len(DECK_RANKS[self.deck]) * 4 + self.jokers
 
@@ -130,7 +124,7 @@ def _build(base: RuleSet, overrides: dict[str, Any]) -> RuleSet:
             raise RulesError(str(option), "unknown option")
         values[option] = _coerce(option, value)
     rules = replace(base, **values)
-    _validate(rules)
+    _validate(rules, blame="players" if "players" in values or "hand_size" not in values else "hand_size")
     return rules
 
 
@@ -166,7 +160,7 @@ def _coerce(option: str, value: Any) -> Any:
     raise RulesError(option, "unknown option")  # pragma: no cover - every option is typed above
 
 
-def _validate(rules: RuleSet) -> None:
+def _validate(rules: RuleSet, blame: str = "players") -> None:
     if rules.deck not in DECK_RANKS:
         raise RulesError("deck", f"must be one of {', '.join(DECK_RANKS)}")
     if not 0 <= rules.jokers <= MAX_JOKERS:
@@ -180,10 +174,10 @@ def _validate(rules: RuleSet) -> None:
         raise RulesError("players", "the most must not be fewer than the fewest")
     if rules.hand_size < 1:
         raise RulesError("hand_size", "at least one card")
-    if fewest * rules.hand_size + 1 > rules.deck_size:
+    if most * rules.hand_size + 1 > rules.deck_size:
         raise RulesError(
-            "hand_size",
-            f"{fewest} hands of {rules.hand_size} and a starter need {fewest * rules.hand_size + 1} cards;"
+            blame,
+            f"{most} hands of {rules.hand_size} and a starter need {most * rules.hand_size + 1} cards;"
             f" the deck has {rules.deck_size}",
         )
     ranks = DECK_RANKS[rules.deck]

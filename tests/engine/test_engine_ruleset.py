@@ -104,7 +104,7 @@ def test_wrong_type_is_named(option, value):
     "preset,overrides,option",
     [
         ("classic", {"players": [2, 7]}, "players"),  # 7 hands of 5 and a starter: 36 > 32
-        ("classic", {"hand_size": 8}, "players"),  # 5 hands of 8: 41 > 32
+        ("classic", {"hand_size": 8}, "hand_size"),  # 5 hands of 8: 41 > 32; the override is named
         ("tavern", {"players": [2, 11]}, "players"),  # 56 > 52
         ("classic", {"hand_size": 0}, "hand_size"),
         ("classic", {"jokers": 2}, "jokers"),  # jokers without the joker rule could never be played
