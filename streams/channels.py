@@ -1,0 +1,294 @@
+"""Wake-ups for waiting clients: publish on commit, a per-process hub of waiters, three channels.
+
+Topics are ``game:<id>`` (a move was committed) and ``player:<id>`` (a notification was written).
+A wake-up carries no data: it only tells a waiter to look again at the database, which is the
+truth. So a lost or spurious wake-up costs a query, never a lost or duplicated event.
+
+Channels (``streams.conf.channel_kind``):
+
+- ``postgres``: ``pg_notify`` on publish; each ASGI process holds one psycopg 3 async connection
+  that LISTENs.
+- ``redis``: ``PUBLISH`` on publish; one pub/sub connection per process (``PSUBSCRIBE``).
+- ``poll``: needs no server (the embedded SQLite default): one query per tick for all topics that
+  have waiters in the process (game versions, last notification ids); it wakes waiters whose value
+  changed. It also runs with the other two, rarely, as a backstop.
+
+Publishing also wakes waiters in the publishing process directly, so a single server that serves
+moves and streams wakes its streams without a round trip.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import logging
+import threading
+import weakref
+from collections import defaultdict
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
+
+from django.db import close_old_connections, connection
+
+from streams.conf import channel_kind, setting
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+PG_CHANNEL = "maumau_streams"
+REDIS_PREFIX = "maumau:streams:"
+
+# --- the ORM off the event loop -----------------------------------------------------------------
+
+_executor: ThreadPoolExecutor | None = None
+_executor_lock = threading.Lock()
+
+
+def _db_executor() -> ThreadPoolExecutor:
+    global _executor
+    with _executor_lock:
+        if _executor is None:
+            _executor = ThreadPoolExecutor(max_workers=setting("STREAMS_DB_THREADS"), thread_name_prefix="streams-db")
+        return _executor
+
+
+def _in_db_thread(fn: Callable[..., T], args: tuple[Any, ...], kwargs: dict[str, Any]) -> T:
+    close_old_connections()  # drop a broken or expired connection, as a request would
+    return fn(*args, **kwargs)
+
+
+async def db(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """Run sync ORM code in the streams' own small thread pool.
+
+    Not ``sync_to_async(thread_sensitive=True)``: waiting clients must never queue behind (or
+    in front of) the threads that serve moves.
+    """
+    loop = asyncio.get_running_loop()
+    return await loop.run_in_executor(_db_executor(), functools.partial(_in_db_thread, fn, args, kwargs))
+
+
+# --- publishing (sync, after commit) -------------------------------------------------------------
+
+_redis_client: Any = None
+
+
+def _redis_url() -> str:
+    return str(setting("STREAMS_CHANNEL")).strip()
+
+
+def publish(*topics: str) -> None:
+    """Wake every waiter on these topics, in this process and (through the channel) in others."""
+    if not topics:
+        return
+    for hub in list(_hubs.values()):
+        hub.fire_threadsafe(topics)
+    kind = channel_kind()
+    try:
+        if kind == "postgres" and connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                for topic in topics:
+                    cursor.execute("SELECT pg_notify(%s, %s)", [PG_CHANNEL, topic])
+        elif kind == "redis":
+            global _redis_client
+            if _redis_client is None:
+                import redis
+
+                _redis_client = redis.Redis.from_url(_redis_url(), socket_timeout=2, socket_connect_timeout=2)
+            pipe = _redis_client.pipeline(transaction=False)
+            for topic in topics:
+                pipe.publish(REDIS_PREFIX + topic, b"")
+            pipe.execute()
+    except Exception:  # a wake-up is a hint: the poll backstop still finds the change
+        log.warning("streams: could not publish %s on %s", topics, kind, exc_info=True)
+
+
+# --- the hub: waiters of one event loop ----------------------------------------------------------
+
+
+class Subscription:
+    """One waiter on one topic. Subscribe BEFORE reading the database, then wait, then re-read."""
+
+    def __init__(self, hub: Hub, topic: str) -> None:
+        self.hub, self.topic = hub, topic
+        self.event = asyncio.Event()
+
+    async def wait(self, timeout: float) -> bool:
+        """True when woken (then cleared), False when ``timeout`` ran out."""
+        try:
+            await asyncio.wait_for(self.event.wait(), timeout=max(0.0, timeout))
+        except TimeoutError:
+            return False
+        self.event.clear()
+        return True
+
+    def close(self) -> None:
+        self.hub._unsubscribe(self)
+
+
+class Hub:
+    """Waiters of one event loop by topic, and the listener tasks that wake them."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.kind = channel_kind()
+        self.waiters: dict[str, set[Subscription]] = defaultdict(set)
+        self.tasks: list[asyncio.Task[None]] = []
+        self._seen: dict[str, Any] = {}
+        self._poke = asyncio.Event()
+
+    def subscribe(self, topic: str) -> Subscription:
+        if not self.tasks:
+            self._start()
+        sub = Subscription(self, topic)
+        self.waiters[topic].add(sub)
+        self._poke.set()  # the poller looks at the new topic at once
+        return sub
+
+    def _unsubscribe(self, sub: Subscription) -> None:
+        subs = self.waiters.get(sub.topic)
+        if subs is not None:
+            subs.discard(sub)
+            if not subs:
+                del self.waiters[sub.topic]
+                self._seen.pop(sub.topic, None)
+
+    def fire(self, topics: tuple[str, ...] | list[str]) -> None:
+        for topic in topics:
+            for sub in self.waiters.get(topic, ()):
+                sub.event.set()
+
+    def fire_threadsafe(self, topics: tuple[str, ...] | list[str]) -> None:
+        if self.loop.is_closed():
+            return
+        with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
+            self.loop.call_soon_threadsafe(self.fire, list(topics))
+
+    # -- listeners --
+
+    def _start(self) -> None:
+        interval = setting("STREAMS_POLL_INTERVAL")
+        if self.kind == "postgres":
+            self.tasks.append(self.loop.create_task(self._listen_postgres()))
+            interval = setting("STREAMS_BACKSTOP_INTERVAL")
+        elif self.kind == "redis":
+            self.tasks.append(self.loop.create_task(self._listen_redis()))
+            interval = setting("STREAMS_BACKSTOP_INTERVAL")
+        self.tasks.append(self.loop.create_task(self._poll(interval)))
+
+    async def _listen_postgres(self) -> None:
+        import psycopg
+        from django.db import connections
+
+        params = connections["default"].get_connection_params()
+        params.pop("cursor_factory", None)
+        params.pop("context", None)
+        params.pop("prepare_threshold", None)
+        params.pop("server_side_binding", None)
+        params.pop("pool", None)
+        while True:
+            try:
+                conn = await psycopg.AsyncConnection.connect(autocommit=True, **params)
+                async with conn:
+                    await conn.execute(f"LISTEN {PG_CHANNEL}")
+                    self.fire(list(self.waiters))  # changes while we were not listening
+                    async for notify in conn.notifies():
+                        self.fire([notify.payload])
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.warning("streams: LISTEN connection lost; reconnecting", exc_info=True)
+                await asyncio.sleep(1.0)
+
+    async def _listen_redis(self) -> None:
+        import redis.asyncio as aioredis
+
+        while True:
+            try:
+                client = aioredis.Redis.from_url(_redis_url())
+                async with client.pubsub() as pubsub:
+                    await pubsub.psubscribe(REDIS_PREFIX + "*")
+                    self.fire(list(self.waiters))
+                    async for message in pubsub.listen():
+                        if message.get("type") == "pmessage":
+                            channel = message["channel"]
+                            if isinstance(channel, bytes):
+                                channel = channel.decode()
+                            self.fire([channel[len(REDIS_PREFIX):]])
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.warning("streams: Redis pub/sub lost; reconnecting", exc_info=True)
+                await asyncio.sleep(1.0)
+
+    async def _poll(self, interval: float) -> None:
+        """Compare each watched topic's value with the last one seen; wake the changed ones.
+
+        A topic seen for the first time always wakes its waiters (a spurious wake-up is a cheap
+        re-read), so a change between a waiter's own read and our first look is never missed.
+        """
+        while True:
+            try:
+                await asyncio.wait_for(self._poke.wait(), timeout=interval)
+            except TimeoutError:
+                pass
+            self._poke.clear()
+            topics = list(self.waiters)
+            if not topics:
+                continue
+            try:
+                values = await db(_topic_values, topics)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.warning("streams: poll failed", exc_info=True)
+                await asyncio.sleep(interval)
+                continue
+            changed = [t for t in topics if t in self.waiters and self._seen.get(t, _UNSEEN) != values.get(t)]
+            for topic in changed:
+                self._seen[topic] = values.get(topic)
+            if changed:
+                self.fire(changed)
+
+
+_UNSEEN = object()
+
+
+def _topic_values(topics: list[str]) -> dict[str, Any]:
+    """One query per kind of topic: game versions, last notification id per player."""
+    from django.db.models import Max
+
+    from games.models import Game
+    from streams.models import Notification
+
+    games = [int(t[5:]) for t in topics if t.startswith("game:")]
+    players = [int(t[7:]) for t in topics if t.startswith("player:")]
+    values: dict[str, Any] = {}
+    if games:
+        for pk, version, status in Game.objects.filter(pk__in=games).values_list("pk", "version", "status"):
+            values[f"game:{pk}"] = (version, status)
+    if players:
+        rows = Notification.objects.filter(player_id__in=players).values("player_id").annotate(last=Max("id"))
+        for row in rows:
+            values[f"player:{row['player_id']}"] = row["last"]
+    return values
+
+
+_hubs: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Hub] = weakref.WeakKeyDictionary()
+
+
+def hub() -> Hub:
+    """The hub of the running event loop (one per ASGI worker process; one per request under WSGI)."""
+    loop = asyncio.get_running_loop()
+    found = _hubs.get(loop)
+    if found is None:
+        found = _hubs[loop] = Hub(loop)
+    return found
+
+
+def game_topic(game_id: int) -> str:
+    return f"game:{game_id}"
+
+
+def player_topic(player_id: int) -> str:
+    return f"player:{player_id}"

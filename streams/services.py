@@ -1,0 +1,249 @@
+"""Writes of the streams app: notifications after a committed move or round, webhooks, reminders.
+
+Notifications are written after the move's transaction committed (the games app sends its
+signals on commit), in their own short transaction: a failure here can never undo or fail a
+move. What they tell is read back from the committed game, so it is what every client sees.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from datetime import timedelta
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+from games.models import Game, Player, Seat, Table
+from maumau.errors import NotFoundError, ValidationFailed
+from streams import channels
+from streams.conf import setting
+from streams.models import KINDS, Notification, Webhook, WebhookDelivery, WebhookSecret
+from streams.ssrf import UnsafeTarget, check_url
+
+log = logging.getLogger(__name__)
+
+
+def _iso(value: Any) -> str | None:
+    return value.isoformat().replace("+00:00", "Z") if value is not None else None
+
+
+def _people(game: Game) -> list[tuple[int, Seat]]:
+    """(game seat, Seat) of the persons in this round (bots and seats a bot took over get nothing)."""
+    at = {s.position: s for s in Seat.objects.filter(table_id=game.table_id).select_related("player")}
+    out = []
+    for index, position in enumerate(game.positions):
+        seat = at.get(position)
+        if seat is not None and not seat.player.is_bot and not seat.left:
+            out.append((index, seat))
+    return out
+
+
+def notifications_create(items: list[Notification]) -> list[Notification]:
+    """Write notifications, queue their webhook deliveries, wake the players' streams."""
+    if not items:
+        return []
+    with transaction.atomic():
+        created = Notification.objects.bulk_create(items)
+        if any(n.pk is None for n in created):  # backends without RETURNING: read them back
+            created = list(Notification.objects.filter(player_id__in={n.player_id for n in items})
+                           .order_by("-id")[: len(items)])[::-1]
+        _deliveries_create(created)
+    channels.publish(*sorted({channels.player_topic(n.player_id) for n in created}))
+    return created
+
+
+def _deliveries_create(notifications: list[Notification]) -> None:
+    """One delivery per notification and matching webhook; queued when this transaction commits."""
+    hooks = list(Webhook.objects.filter(player_id__in={n.player_id for n in notifications}, active=True))
+    if not hooks:
+        return
+    ids: list[int] = []
+    now = timezone.now()
+    for note in notifications:
+        body = json.dumps({"event": note.kind, "notification": note.payload()}, sort_keys=True,
+                          separators=(",", ":"))
+        for hook in hooks:
+            if hook.player_id == note.player_id and hook.wants(note.kind):
+                ids.append(WebhookDelivery.objects.create(webhook=hook, event=note.kind, body=body,
+                                                          next_attempt_at=now).pk)
+
+    def enqueue() -> None:
+        from streams.tasks import webhook_deliver
+
+        for pk in ids:
+            try:
+                webhook_deliver.delay(pk)
+            except Exception:  # broker down: webhook_sweep sends it later
+                log.warning("streams: could not queue webhook delivery %s", pk, exc_info=True)
+
+    if ids:
+        transaction.on_commit(enqueue)
+
+
+# --- what a committed move or round means for the players -----------------------------------------
+
+
+def on_move_committed(*, game_id: int, version: int, seqs: list[int]) -> list[Notification]:
+    """your_turn for the person now on turn (if the turn passed to them), round_over, league_over."""
+    game = Game.objects.filter(pk=game_id).select_related("table").first()
+    if game is None:
+        return []
+    people = _people(game)
+    items: list[Notification] = []
+    last = game.moves.filter(seq=max(seqs)).only("seat").first() if seqs else None
+    if game.status == "active" and game.turn is not None:
+        for index, seat in people:
+            if index == game.turn and (last is None or last.seat != game.turn):
+                items.append(_your_turn(game, index, seat))
+                reminder_schedule(game=game)
+    elif game.status == "finished" and game.version in seqs:
+        result = game.result or {}
+        lines = {line.get("seat"): line for line in result.get("players", [])}
+        for index, seat in people:
+            line = lines.get(index, {})
+            items.append(Notification(player_id=seat.player_id, kind="round_over", table_id=game.table_id,
+                                      game=game, data={"game": game.pk, "number": game.number,
+                                                       "winner": result.get("winner"),
+                                                       "reason": result.get("reason"), "seat": index,
+                                                       "rank": line.get("rank"), "points": line.get("points")}))
+        items += _league_over(game.table)
+    return notifications_create(items)
+
+
+def _your_turn(game: Game, index: int, seat: Seat) -> Notification:
+    return Notification(player_id=seat.player_id, kind="your_turn", table_id=game.table_id, game=game,
+                        data={"game": game.pk, "version": game.version, "seat": index,
+                              "deadline": _iso(game.deadline)})
+
+
+def _league_over(table: Table) -> list[Notification]:
+    if table.league_id is None:
+        return []
+    from scoring.models import League
+
+    league = League.objects.filter(pk=table.league_id, status="finished").first()
+    if league is None or Notification.objects.filter(kind="league_over", data__league=league.pk).exists():
+        return []
+    players = (Seat.objects.filter(table__league_id=league.pk, player__is_bot=False)
+               .values_list("player_id", flat=True).distinct())
+    return [Notification(player_id=pid, kind="league_over", table_id=table.pk,
+                         data={"league": league.pk, "name": league.name, "loser": league.loser_id})
+            for pid in players]
+
+
+def on_round_started(*, game_id: int) -> list[Notification]:
+    game = Game.objects.filter(pk=game_id).first()
+    if game is None:
+        return []
+    items = [Notification(player_id=seat.player_id, kind="round_started", table_id=game.table_id, game=game,
+                          data={"game": game.pk, "number": game.number, "seat": index, "turn": game.turn})
+             for index, seat in _people(game)]
+    if game.version == 0 and game.status == "active":  # bots that open the round notify via the move
+        items += [_your_turn(game, index, seat) for index, seat in _people(game) if index == game.turn]
+        reminder_schedule(game=game)
+    return notifications_create(items)
+
+
+def on_player_joined(*, seat_id: int) -> list[Notification]:
+    seat = Seat.objects.filter(pk=seat_id).select_related("player").first()
+    if seat is None:
+        return []
+    others = Seat.objects.filter(table_id=seat.table_id, left=False, player__is_bot=False).exclude(pk=seat.pk)
+    return notifications_create([
+        Notification(player_id=other.player_id, kind="player_joined", table_id=seat.table_id,
+                     data={"table": seat.table_id, "position": seat.position,
+                           "player": {"id": seat.player_id, "name": seat.player.name, "bot": seat.player.is_bot}})
+        for other in others
+    ])
+
+
+# --- reminders ----------------------------------------------------------------------------------
+
+
+def reminder_due(game: Game) -> Any:
+    """When the "deadline soon" reminder of the current turn is due, or None (no long clock)."""
+    turn_seconds = float((game.rules or {}).get("turn_seconds") or 0)
+    if game.status != "active" or game.deadline is None or turn_seconds < setting("STREAMS_REMINDER_MIN_SECONDS"):
+        return None
+    share = min(max(float(setting("STREAMS_REMINDER_SHARE")), 0.0), 1.0)
+    return game.deadline - timedelta(seconds=turn_seconds * (1.0 - share))
+
+
+def reminder_schedule(*, game: Game) -> None:
+    due = reminder_due(game)
+    if due is None:
+        return
+    from streams.tasks import turn_reminder
+
+    try:
+        turn_reminder.apply_async((game.pk, game.version), eta=due)
+    except Exception:
+        log.warning("streams: could not schedule the reminder of game %s", game.pk, exc_info=True)
+
+
+def turn_reminder_send(*, game_id: int, version: int) -> Notification | None:
+    """Re-checks the world: same turn (version) still open, reminder due, not sent yet."""
+    game = Game.objects.filter(pk=game_id).first()
+    if game is None or game.version != version or game.turn is None:
+        return None
+    due = reminder_due(game)
+    now = timezone.now()
+    if due is None or now < due or now >= game.deadline:
+        return None
+    seat = next((s for i, s in _people(game) if i == game.turn), None)
+    if seat is None:
+        return None
+    if Notification.objects.filter(game=game, kind="deadline_soon", data__version=version).exists():
+        return None
+    left = max(0, int((game.deadline - now).total_seconds()))
+    created = notifications_create([Notification(
+        player_id=seat.player_id, kind="deadline_soon", table_id=game.table_id, game=game,
+        data={"game": game.pk, "version": version, "seat": game.turn, "deadline": _iso(game.deadline),
+              "seconds_left": left})])
+    return created[0]
+
+
+# --- webhooks -----------------------------------------------------------------------------------
+
+
+def webhook_secret_get(*, player: Player) -> str:
+    secret, _created = WebhookSecret.objects.get_or_create(player=player)
+    return secret.secret
+
+
+def webhook_secret_rotate(*, player: Player) -> str:
+    from streams.models import new_secret
+
+    with transaction.atomic():
+        secret, _created = WebhookSecret.objects.select_for_update().get_or_create(player=player)
+        secret.secret = new_secret()
+        secret.save(update_fields=["secret", "created_at"])
+    return secret.secret
+
+
+def webhook_create(*, player: Player, url: str, events: list[str]) -> Webhook:
+    """Refuse targets the server must not call (SSRF) and unknown event kinds."""
+    unknown = [e for e in events if e != "*" and e not in KINDS]
+    if not events or unknown:
+        raise ValidationFailed(message=_("Unknown event kinds."),
+                               details={"field": "events", "unknown": unknown, "allowed": ["*", *KINDS]})
+    try:
+        check_url(url)
+    except UnsafeTarget as exc:
+        raise ValidationFailed(message=_("This webhook URL is not allowed."),
+                               details={"field": "url", "reason": exc.reason, **exc.details}) from exc
+    if Webhook.objects.filter(player=player, active=True).count() >= setting("WEBHOOK_MAX_PER_PLAYER"):
+        raise ValidationFailed(details={"field": "url", "reason": "too_many_webhooks",
+                                        "max": setting("WEBHOOK_MAX_PER_PLAYER")})
+    with transaction.atomic():
+        WebhookSecret.objects.get_or_create(player=player)
+        return Webhook.objects.create(player=player, url=url, events=sorted(set(events)))
+
+
+def webhook_delete(*, player: Player, webhook_id: int) -> None:
+    deleted, _rows = Webhook.objects.filter(pk=webhook_id, player=player).delete()
+    if not deleted:
+        raise NotFoundError()
