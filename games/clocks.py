@@ -13,10 +13,10 @@ nothing to do:
    are left to the sweep.
 2. :func:`deadlines_sweep` (Celery beat, one scheduler) resolves every passed deadline: the
    backstop for lost tasks (a worker killed with its reserved ETA tasks, a broker that was down).
-3. The request path: the game view calls :func:`clocks_resolve_due` and ``move_submit`` calls
-   :func:`clock_resolve_locked` under its lock, so a request that finds a passed deadline resolves
-   it before answering; a game never looks stuck to its players, and a late move comes after the
-   timeout it missed.
+3. The request path: the game view calls :func:`clocks_resolve_due`, and ``move_submit`` runs
+   :func:`clock_check` under its lock (see :func:`clocks_first`), so a request that finds a
+   passed deadline resolves it before answering; a game never looks stuck to its players, and
+   a late move comes after the timeout it missed.
 
 :func:`turn_expire` / :func:`hermann_expire` lock the game row and re-check inside the
 transaction: still active, same version, deadline passed. Otherwise they do nothing, which makes
@@ -32,9 +32,12 @@ over by ``services.table_leave``.
 
 from __future__ import annotations
 
+import functools
 import logging
+from collections.abc import Callable
+from contextvars import ContextVar
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 from django.conf import settings
 from django.db import transaction
@@ -45,6 +48,7 @@ from games.models import Game, Move, Seat
 from maumau.errors import DomainError
 
 logger = logging.getLogger(__name__)
+T = TypeVar("T")
 
 #: What an expiry did (also the task's result, handy in logs and tests).
 APPLIED, STALE, EARLY, FINISHED, MISSING, REFUSED = "applied", "stale", "early", "finished", "missing", "refused"
@@ -184,17 +188,50 @@ def _timeout_streak(game: Game) -> None:
 # --- backstops ---------------------------------------------------------------------------------
 
 
-def clock_resolve_locked(game: Game) -> bool:
-    """For ``move_submit``, under its lock of ``game``: resolve a passed deadline before a late move.
+class ClockDue(Exception):
+    """Raised by ``move_submit`` under its lock when the game's deadline has passed.
 
-    No query unless a deadline has passed; True if a timeout was applied (the caller re-reads).
+    Nothing is written yet, so its transaction rolls back cleanly; :func:`clocks_first` then
+    resolves the timeout in a transaction of its own (committed even if the late action is then
+    refused) and tries the action again.
     """
-    if game.status != "active":
-        return False
+
+    def __init__(self, game_id: int) -> None:
+        super().__init__(game_id)
+        self.game_id = game_id
+
+
+_resolving: ContextVar[bool] = ContextVar("clocks_resolving", default=False)
+
+
+def clock_check(game: Game) -> None:
+    """For ``move_submit``, on its locked game: raise :class:`ClockDue` if a deadline has passed.
+
+    No query: it reads the row the caller already holds.
+    """
+    if _resolving.get() or game.status != "active":
+        return
     now = timezone.now()
-    if not any(due is not None and due <= now for due in (game.deadline, game.hermann_deadline)):
-        return False
-    return clocks_resolve_due(game_id=game.pk) > 0
+    if any(due is not None and due <= now for due in (game.deadline, game.hermann_deadline)):
+        raise ClockDue(game.pk)
+
+
+def clocks_first(move_submit: Callable[..., T]) -> Callable[..., T]:
+    """Wraps ``move_submit``: a late action comes after the timeout it missed."""
+
+    @functools.wraps(move_submit)
+    def move_submit_after_the_clock(*args: Any, **kwargs: Any) -> T:
+        try:
+            return move_submit(*args, **kwargs)
+        except ClockDue as due:
+            token = _resolving.set(True)
+            try:
+                clocks_resolve_due(game_id=due.game_id)
+                return move_submit(*args, **kwargs)
+            finally:
+                _resolving.reset(token)
+
+    return move_submit_after_the_clock
 
 
 def clocks_resolve_due(*, game_id: int) -> int:

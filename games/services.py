@@ -28,7 +28,7 @@ from django.utils.translation import gettext_lazy as _
 from rest_framework.authtoken.models import Token
 
 from games import engine
-from games.clocks import clock_resolve_locked, clock_schedule
+from games.clocks import clock_check, clock_schedule, clocks_first
 from games.models import Game, IdempotencyRecord, Move, Player, Seat, Table
 from maumau.errors import (
     ConflictError,
@@ -368,6 +368,7 @@ def _idempotent_replay(player: Player, key: str, fingerprint: str) -> MoveOutcom
     return MoveOutcome(status_code=record.status_code, body=record.body, replayed=True)
 
 
+@clocks_first
 def move_submit(
     *,
     game_id: int,
@@ -405,8 +406,8 @@ def move_submit(
         game = Game.objects.select_for_update().filter(pk=game_id).first()
         if game is None:
             raise NotFoundError()
-        if actor != "clock" and clock_resolve_locked(game):  # a late move comes after the clock's timeout
-            game.refresh_from_db()
+        if actor != "clock":
+            clock_check(game)  # a passed deadline is resolved first (ClockDue, see clocks_first)
         seats = _seats_in_game_order(game, list(Seat.objects.filter(table_id=game.table_id)
                                                 .select_related("player")))
         if idempotency_key and player is not None:

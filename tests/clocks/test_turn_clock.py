@@ -1,0 +1,308 @@
+"""The turn clock with a controlled clock (time-machine): a timeout acts only on the turn it was
+set for, once, never early; the sweep and the request path are backstops for lost tasks."""
+
+from __future__ import annotations
+
+import threading
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+from django.db import connection, transaction
+
+from games import clocks, engine, services, tasks
+from games.ledger import ledger_verify
+from games.models import Game, Move
+from games.selectors import game_view
+from tests.clocks.clock_helpers import clock_moves, fresh, person_moves, round_with_people, seat_of_turn
+from tests.games.api_helpers import setup_for
+
+pytestmark = pytest.mark.django_db
+
+T0 = datetime(2030, 1, 1, 12, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+def clock(time_machine: Any) -> Any:
+    """Frozen time at T0; ``clock.shift(seconds)`` moves it."""
+    time_machine.move_to(T0, tick=False)
+    return time_machine
+
+
+@pytest.fixture
+def sent(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, dict[str, Any]]]:
+    """Record the clock tasks sent to the broker instead of sending them."""
+    calls: list[tuple[str, dict[str, Any]]] = []
+    for task in (tasks.turn_expire_task, tasks.hermann_expire_task):
+        monkeypatch.setattr(task, "apply_async", lambda *a, _name=task.name, **kw: calls.append((_name, kw)))
+    return calls
+
+
+def test_the_game_row_holds_the_deadline_of_the_turn(clock: Any) -> None:
+    game, _ = round_with_people(options={"turn_seconds": 30})
+    assert game.deadline == T0 + timedelta(seconds=30)
+    assert game.hermann_deadline is None
+
+
+def test_an_early_timeout_does_nothing(clock: Any) -> None:
+    game, _ = round_with_people(options={"turn_seconds": 30})
+    clock.shift(29)
+    assert clocks.turn_expire(game_id=game.pk, version=game.version) == clocks.EARLY
+    assert fresh(game).version == game.version
+    assert clock_moves(game) == []
+
+
+def test_a_timeout_resolves_the_turn_and_the_ledger_records_the_clock(clock: Any) -> None:
+    game, _ = round_with_people(options={"turn_seconds": 30, "timeout_policy": "penalty"})
+    stalled = game.turn
+    clock.shift(30)
+    assert clocks.turn_expire(game_id=game.pk, version=game.version) == clocks.APPLIED
+    (move,) = clock_moves(game)
+    assert (move.actor, move.seat, move.action) == ("clock", stalled, {"type": "timeout"})
+    game = fresh(game)
+    assert game.version == move.seq and game.turn != stalled
+    assert game.deadline == T0 + timedelta(seconds=60), "the next player's clock starts at the timeout"
+    assert ledger_verify(game) == []
+
+
+def test_a_stale_timeout_does_nothing(clock: Any) -> None:
+    game, players = round_with_people(options={"turn_seconds": 30})
+    set_for = game.version
+    clock.shift(10)
+    game = person_moves(game, players)  # the player moved in time: the old task is stale
+    clock.shift(25)  # past the first deadline, not the new one
+    assert clocks.turn_expire(game_id=game.pk, version=set_for) == clocks.STALE
+    assert clock_moves(game) == []
+    assert fresh(game).version == game.version
+
+
+def test_a_duplicate_timeout_applies_once(clock: Any) -> None:
+    game, _ = round_with_people(options={"turn_seconds": 30})
+    clock.shift(31)
+    outcomes = [clocks.turn_expire(game_id=game.pk, version=game.version) for _ in range(3)]
+    assert outcomes == [clocks.APPLIED, clocks.STALE, clocks.STALE]
+    assert len(clock_moves(game)) == 1
+
+
+def test_a_timeout_of_a_finished_or_missing_game_does_nothing(clock: Any) -> None:
+    game, _ = round_with_people(options={"turn_seconds": 30})
+    Game.objects.filter(pk=game.pk).update(status="finished")
+    clock.shift(31)
+    assert clocks.turn_expire(game_id=game.pk, version=game.version) == clocks.FINISHED
+    assert clocks.turn_expire(game_id=10**9, version=0) == clocks.MISSING
+    assert clock_moves(game) == []
+
+
+def test_a_table_without_turn_limit_has_no_deadline_and_sends_no_task(
+    clock: Any, sent: list, django_capture_on_commit_callbacks: Any
+) -> None:
+    with django_capture_on_commit_callbacks(execute=True):
+        game, _ = round_with_people(options={"turn_seconds": 0})
+    assert game.deadline is None and sent == []
+    clock.shift(10**6)
+    assert clocks.deadlines_sweep() == 0
+
+
+@pytest.mark.parametrize(
+    ("policy", "expect"),
+    [
+        ("autoplay", lambda events, seat: any(e["type"] in ("played", "drew") and e.get("seat") == seat
+                                              for e in events)),
+        ("penalty", lambda events, seat: any(e["type"] == "drew" and e["seat"] == seat and e["reason"] == "timeout"
+                                             for e in events)),
+        ("skip", lambda events, seat: {"type": "passed", "seat": seat} in events),
+    ],
+)
+def test_the_tables_policy_resolves_the_stalled_turn(clock: Any, policy: str, expect: Any) -> None:
+    game, _ = round_with_people("classic", options={"turn_seconds": 5, "timeout_policy": policy})
+    stalled = game.turn
+    hand_before = len(game.state["hands"][stalled])
+    clock.shift(5)
+    assert clocks.turn_expire(game_id=game.pk, version=game.version) == clocks.APPLIED
+    (move,) = clock_moves(game)
+    assert move.events[0] == {"type": "timeout", "seat": stalled, "policy": policy}
+    assert expect(move.events, stalled), move.events
+    game = fresh(game)
+    assert game.turn != stalled, "the turn passed"
+    if policy == "penalty":
+        assert len(game.state["hands"][stalled]) == hand_before + 1
+    assert ledger_verify(game) == []
+
+
+def test_house_penalty_is_one_card_after_five_seconds(clock: Any) -> None:
+    game, _ = round_with_people("house", people=3)
+    assert game.deadline == T0 + timedelta(seconds=5), "house: 'mehr als 5 sec.'"
+    stalled = game.turn
+    clock.shift(5)
+    assert clocks.deadlines_sweep() == 1
+    (move,) = clock_moves(game)
+    drawn = [e for e in move.events if e["type"] == "drew"]
+    assert [(e["seat"], e["count"], e["reason"]) for e in drawn] == [(stalled, 1, "timeout")]
+
+
+def house_round_with_hermann_race() -> Game:
+    hands = [["KD", "3C", "4C", "5C", "6C", "3H", "4H", "5H"],
+             ["3S", "4S", "5S", "6S", "2C", "2H", "2S", "7C"],
+             ["8C", "9C", "10C", "8H", "9H", "10H", "2D", "3D"]]
+    game, players = round_with_people("house", people=3, options={"turn_seconds": 60},
+                                      setup=setup_for("house", hands, "9D", first=0))
+    services.move_submit(game_id=game.pk, actor="player", player=players[0],
+                         action={"type": "play", "cards": ["KD"], "say": ["hermann"]})
+    return fresh(game)
+
+
+def test_the_hermann_race_closes_after_hermann_seconds(clock: Any) -> None:
+    game = house_round_with_hermann_race()
+    assert game.hermann_deadline == T0 + timedelta(seconds=10)
+    clock.shift(9)
+    assert clocks.hermann_expire(game_id=game.pk, version=game.version) == clocks.EARLY
+    clock.shift(1)
+    assert clocks.hermann_expire(game_id=game.pk, version=game.version) == clocks.APPLIED
+    assert clocks.hermann_expire(game_id=game.pk, version=game.version) == clocks.STALE
+    (move,) = clock_moves(game)
+    assert move.action == {"type": "hermann_timeout"}
+    assert move.events[0] == {"type": "hermann_closed", "losers": [1, 2]}
+    game = fresh(game)
+    assert game.hermann_deadline is None and not engine.GameState.from_json(game.state).hermann_open
+    assert ledger_verify(game) == []
+
+
+def test_the_sweep_closes_a_hermann_race_whose_task_was_lost(clock: Any) -> None:
+    game = house_round_with_hermann_race()
+    clock.shift(10)
+    assert clocks.deadlines_sweep() == 1
+    assert [m.action["type"] for m in clock_moves(game)] == ["hermann_timeout"]
+
+
+def test_the_sweep_recovers_a_deadline_whose_task_was_lost(clock: Any) -> None:
+    games = [round_with_people(options={"turn_seconds": 30})[0] for _ in range(3)]
+    later, _ = round_with_people(options={"turn_seconds": 300})
+    clock.shift(31)
+    assert clocks.deadlines_sweep() == 3
+    assert [len(clock_moves(g)) for g in games] == [1, 1, 1]
+    assert clock_moves(later) == [], "a deadline that has not passed is left alone"
+    assert clocks.deadlines_sweep() == 0, "nothing twice"
+
+
+def test_a_committed_move_sends_its_timeout_with_game_id_version_and_deadline(
+    clock: Any, sent: list, django_capture_on_commit_callbacks: Any
+) -> None:
+    game, _ = round_with_people(options={"turn_seconds": 30})
+    clock.shift(3)
+    with django_capture_on_commit_callbacks(execute=True):
+        services.move_submit(game_id=game.pk, actor="player", player=seat_of_turn(game).player,
+                             action=engine.legal_actions(engine.GameState.from_json(game.state), game.turn)[0])
+    game = fresh(game)
+    assert game.deadline == T0 + timedelta(seconds=33)
+    assert sent == [("games.turn_expire", {"kwargs": {"game_id": game.pk, "version": game.version},
+                                           "eta": game.deadline, "queue": "celery"})]
+
+
+def test_a_move_that_rolls_back_publishes_no_task(
+    clock: Any, sent: list, django_capture_on_commit_callbacks: Any
+) -> None:
+    game, players = round_with_people(options={"turn_seconds": 30})
+    with django_capture_on_commit_callbacks(execute=True):
+        with pytest.raises(RuntimeError), transaction.atomic():
+            person_moves(game, players)
+            raise RuntimeError("the request failed after the move")
+    assert sent == []
+    assert fresh(game).version == game.version
+
+
+def test_a_long_deadline_is_left_to_the_sweep_not_to_a_broker_eta(
+    clock: Any, sent: list, django_capture_on_commit_callbacks: Any, settings: Any
+) -> None:
+    settings.MAUMAU_CLOCK_ETA_MAX_SECONDS = 3600
+    with django_capture_on_commit_callbacks(execute=True):
+        game, _ = round_with_people(options={"turn_seconds": 2 * 86400})  # correspondence play
+    assert sent == []
+    clock.shift(2 * 86400)
+    assert clocks.deadlines_sweep() == 1
+    assert len(clock_moves(game)) == 1
+
+
+def test_a_request_that_finds_a_passed_deadline_resolves_it_before_answering(clock: Any, make_player: Any) -> None:
+    host, guest = make_player("Host"), make_player("Guest")
+    table = host.post("/api/v1/tables", {"rules": "classic", "options": {"turn_seconds": 20}}, format="json").json()
+    assert guest.post(f"/api/v1/tables/{table['id']}/join", format="json").status_code == 200
+    game = host.post(f"/api/v1/tables/{table['id']}/rounds", {"seed": 3}, format="json").json()
+    assert game["deadline"] == "2030-01-01T12:00:20Z"
+    clock.shift(21)
+    view = guest.get(f"/api/v1/games/{game['id']}").json()
+    assert view["version"] == game["version"] + 1
+    assert view["deadline"] == "2030-01-01T12:00:41Z"
+    assert [m.actor for m in Move.objects.filter(game_id=game["id"])] == ["clock"]
+
+
+def test_a_late_move_comes_after_the_timeout_it_missed(clock: Any, make_player: Any) -> None:
+    game, players = round_with_people(options={"turn_seconds": 20, "timeout_policy": "penalty"})
+    stalled = seat_of_turn(game)
+    clock.shift(25)
+    with pytest.raises(services.ConflictError) as refused:
+        services.move_submit(game_id=game.pk, actor="player", player=stalled.player, action={"type": "draw"})
+    assert refused.value.code == "not_your_turn"
+    assert [m.actor for m in Move.objects.filter(game=game)] == ["clock"]
+
+
+def test_a_seat_that_times_out_three_turns_in_a_row_is_taken_over_by_a_bot(clock: Any) -> None:
+    game, players = round_with_people(options={"turn_seconds": 10, "timeout_policy": "skip"})
+    sleeper = seat_of_turn(game)
+    sleeper_seat = game.turn
+    for round_trip in range(3):
+        clock.shift(10)
+        assert clocks.turn_expire(game_id=game.pk, version=fresh(game).version) == clocks.APPLIED
+        sleeper.refresh_from_db()
+        assert sleeper.consecutive_timeouts == round_trip + 1
+        game = fresh(game)
+        if round_trip < 2:
+            assert not sleeper.bot_controlled
+            game = person_moves(game, players)  # the other person plays in time
+    assert sleeper.bot_controlled
+    game = person_moves(game, players)
+    moves = list(Move.objects.filter(game=game).order_by("seq"))
+    assert moves[-1].actor == "bot" and moves[-1].seat == sleeper_seat, "the bot plays the seat at once"
+    game = fresh(game)
+    seats = list(sleeper.table.seats.all())
+    shown = game_view(game, engine.GameState.from_json(game.state), seats, None)
+    assert shown["players"][sleeper_seat]["bot"] is True, "the view says the seat is bot-controlled"
+
+
+def test_an_own_move_breaks_the_timeout_streak(clock: Any) -> None:
+    game, players = round_with_people(options={"turn_seconds": 10, "timeout_policy": "skip"})
+    sleeper = seat_of_turn(game)
+    for step in ("timeout", "timeout", "own", "timeout"):
+        if step == "own":
+            game = person_moves(game, players)
+        else:
+            clock.shift(10)
+            assert clocks.turn_expire(game_id=game.pk, version=fresh(game).version) == clocks.APPLIED
+        game = person_moves(fresh(game), players)  # the other person plays in time
+    sleeper.refresh_from_db()
+    assert (sleeper.consecutive_timeouts, sleeper.bot_controlled) == (1, False)
+
+
+@pytest.mark.postgres_only
+@pytest.mark.django_db(transaction=True)
+def test_two_workers_racing_on_one_timeout_apply_it_once() -> None:
+    if connection.vendor != "postgresql":
+        pytest.skip("needs PostgreSQL row locks and real concurrent connections")
+    game, _ = round_with_people(options={"turn_seconds": 1})
+    Game.objects.filter(pk=game.pk).update(deadline=game.deadline - timedelta(seconds=5))
+    barrier = threading.Barrier(4)
+    outcomes: list[str] = []
+
+    def worker() -> None:
+        try:
+            barrier.wait()
+            outcomes.append(clocks.turn_expire(game_id=game.pk, version=game.version))
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=worker) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(outcomes) == [clocks.APPLIED] + [clocks.STALE] * 3
+    assert len(clock_moves(game)) == 1
