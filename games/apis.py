@@ -209,3 +209,12 @@ class GameEventsApi(APIView):
             raise ValidationFailed(details={"field": "after/limit", "reason": "integers"}) from exc
         game, _seats, viewer = selectors.game_for_player(game_id=game_id, player=caller(request))
         return Response(selectors.events_for_player(game=game, viewer=viewer, after=after, limit=limit))
+
+
+class BenchFloorApi(APIView):
+    """The benchmark's floor: the same stack (token auth, throttle, JSON) updating one row in one
+    transaction. Routed only when MAUMAU_BENCH_ENDPOINTS is set (see games/bench_http.py)."""
+
+    @extend_schema(exclude=True)
+    def post(self, request: Request) -> Response:
+        return Response({"touched": services.bench_floor_touch(player=caller(request))})
