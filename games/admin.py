@@ -49,7 +49,8 @@ class TableAdmin(ReadOnlyAdmin):
 class GameAdmin(ReadOnlyAdmin):
     list_display = ["id", "table", "number", "status", "version", "turn", "deadline", "created_at", "finished_at"]
     list_filter = ["status"]
-    exclude = ["seed"]  # secret even for staff screens: it predicts the stock
+    # The seed predicts the stock, and the snapshot carries it: neither is shown, even to staff.
+    exclude = ["seed", "state"]
 
 
 @admin.register(Move)
