@@ -7,6 +7,6 @@ class StreamsConfig(AppConfig):
 
     def ready(self) -> None:
         """Listen to the games app's on-commit signals: no code in move_submit knows about us."""
-        from streams import hooks
+        from streams import apis, hooks  # noqa: F401 - apis registers the long-poll schema extension
 
         hooks.connect()

@@ -1,0 +1,10 @@
+"""URLconf of long-poll requests only (chosen per request by LongPollRouteMiddleware)."""
+
+from django.urls import path
+
+from streams import views
+
+urlpatterns = [path("api/v1/games/<int:game_id>", views.game_wait, name="game-wait")]
+
+handler404 = "maumau.errors.json_404"
+handler500 = "maumau.errors.json_500"

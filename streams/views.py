@@ -1,0 +1,276 @@
+"""Async views for waiting clients: long-poll of the game view, SSE of the ledger and of notifications.
+
+These are plain Django async views (DRF has no async views): under an ASGI server a waiting
+client costs a coroutine, not a thread. Authentication is DRF's token, looked up in the streams'
+own DB threads; errors use the API.md shape with messages in the caller's language.
+
+Reads go through the games selectors (``game_for_player``, ``move_data``, ``game_view``), so a
+stream shows exactly what ``GET /games/{id}/events`` and ``GET /games/{id}`` show: the engine's
+``redact_events`` and ``player_view`` are the only redaction.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
+from rest_framework.authtoken.models import Token
+
+from games import selectors
+from games.models import Game, Player
+from maumau.errors import MESSAGES, DomainError, ValidationFailed, error_body
+from streams import channels
+from streams.conf import setting
+from streams.models import Notification
+
+PAGE = 200
+
+
+class _Unauthenticated(Exception):
+    pass
+
+
+def _error(exc: DomainError) -> JsonResponse:
+    return JsonResponse(error_body(exc.code, exc.message, exc.details), status=exc.status)
+
+
+def _unauthenticated() -> JsonResponse:
+    response = JsonResponse(error_body("not_authenticated", MESSAGES["not_authenticated"]), status=401)
+    response["WWW-Authenticate"] = "Token"
+    return response
+
+
+def _player_for_token(header: str) -> Player:
+    parts = header.split()
+    if len(parts) != 2 or parts[0].lower() != "token":
+        raise _Unauthenticated()
+    token = Token.objects.select_related("user").filter(key=parts[1]).first()
+    if token is None or not token.user.is_active:
+        raise _Unauthenticated()
+    player = Player.objects.filter(user_id=token.user_id).first()
+    if player is None:
+        raise _Unauthenticated()
+    return player
+
+
+def _int_param(request: HttpRequest, name: str, value: str | None) -> int | None:
+    if value is None or value == "":
+        return None
+    try:
+        number = int(value)
+    except ValueError as exc:
+        raise ValidationFailed(details={"field": name, "reason": "a non-negative integer"}) from exc
+    if number < 0:
+        raise ValidationFailed(details={"field": name, "reason": "a non-negative integer"})
+    return number
+
+
+def _sse(*, data: Any, event: str | None = None, event_id: int | None = None) -> bytes:
+    lines = []
+    if event_id is not None:
+        lines.append(f"id: {event_id}")
+    if event:
+        lines.append(f"event: {event}")
+    lines.append("data: " + json.dumps(data, separators=(",", ":")))
+    return ("\n".join(lines) + "\n\n").encode()
+
+
+def _stream_response(body: AsyncIterator[bytes]) -> StreamingHttpResponse:
+    response = StreamingHttpResponse(body, content_type="text/event-stream")
+    response["Cache-Control"] = "no-cache"
+    response["X-Accel-Buffering"] = "no"  # nginx: pass events through at once
+    return response
+
+
+async def _caller(request: HttpRequest) -> Player:
+    return await channels.db(_player_for_token, request.headers.get("Authorization", ""))
+
+
+# --- long-poll: GET /api/v1/games/{id}?wait=<s>&after=<version> -----------------------------------
+
+
+def _resolve_clocks(game_id: int) -> None:
+    try:
+        from games.clocks import clocks_resolve_due
+    except ImportError:  # pragma: no cover - clocks not installed
+        return
+    clocks_resolve_due(game_id=game_id)
+
+
+def _game_open(game_id: int, player: Player) -> tuple[int, str]:
+    """Permission check (404/403) once; returns the current version and the caller's ETag."""
+    _resolve_clocks(game_id)
+    game, _seats, viewer = selectors.game_for_player(game_id=game_id, player=player)
+    return game.version, selectors.game_etag(game=game, viewer=viewer, player=player)
+
+
+def _game_version(game_id: int) -> int:
+    return Game.objects.filter(pk=game_id).values_list("version", flat=True).first() or 0
+
+
+def _game_answer(game_id: int, player: Player) -> tuple[dict[str, Any], str]:
+    game, seats, viewer = selectors.game_for_player(game_id=game_id, player=player)
+    etag = selectors.game_etag(game=game, viewer=viewer, player=player)
+    return selectors.game_view_for_player(game=game, seats=seats, viewer=viewer), etag
+
+
+def _version_from_etag(value: str) -> int | None:
+    """Our ETags are "g<game>-v<version>-p<player>": a client may send one instead of ``after``."""
+    for tag in value.split(","):
+        tag = tag.strip().strip('"')
+        for part in tag.split("-"):
+            if part.startswith("v") and part[1:].isdigit():
+                return int(part[1:])
+    return None
+
+
+async def game_wait(request: HttpRequest, game_id: int) -> HttpResponse:
+    """The game view, as soon as its version is past ``after``; 304 when ``wait`` runs out."""
+    try:
+        player = await _caller(request)
+    except _Unauthenticated:
+        return _unauthenticated()
+    try:
+        try:
+            wait = float(request.GET.get("wait", "0") or 0)
+        except ValueError as exc:
+            raise ValidationFailed(details={"field": "wait", "reason": "seconds, at most 60"}) from exc
+        if not wait >= 0:  # also refuses NaN
+            raise ValidationFailed(details={"field": "wait", "reason": "seconds, at most 60"})
+        wait = min(wait, float(setting("STREAMS_LONGPOLL_MAX_SECONDS")))
+        after = _int_param(request, "after", request.GET.get("after"))
+        if after is None:
+            after = _version_from_etag(request.headers.get("If-None-Match", ""))
+        hub = channels.hub()
+        sub = hub.subscribe(channels.game_topic(game_id))
+        try:
+            version, etag = await channels.db(_game_open, game_id, player)
+            if after is None:
+                after = version  # no reference: wait for the next move
+            deadline = time.monotonic() + wait
+            while version <= after:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0 or not await sub.wait(remaining):
+                    version, etag = await channels.db(_game_open, game_id, player)
+                    if version > after:
+                        break
+                    response = HttpResponse(status=304)
+                    response["ETag"] = etag
+                    return response
+                version = await channels.db(_game_version, game_id)
+        finally:
+            sub.close()
+        view, etag = await channels.db(_game_answer, game_id, player)
+        response = JsonResponse(view)
+        response["ETag"] = etag
+        return response
+    except DomainError as exc:
+        return _error(exc)
+
+
+# --- SSE of a game's ledger: GET /api/v1/games/{id}/stream -------------------------------------------
+
+
+def _ledger_open(game_id: int, player: Player) -> tuple[int | None, int]:
+    game, _seats, viewer = selectors.game_for_player(game_id=game_id, player=player)
+    return viewer, game.version
+
+
+def _ledger_after(game_id: int, viewer: int | None, after: int) -> tuple[list[dict[str, Any]], str]:
+    """The caller's redacted ledger rows after ``after``; the status read before the rows, so a
+    round seen finished has all its rows in this page or the next."""
+    game = Game.objects.only("status").get(pk=game_id)
+    reveal = game.status == "finished" and viewer is not None
+    moves = list(game.moves.filter(seq__gt=after).order_by("seq")[:PAGE])
+    return [selectors.move_data(m, viewer, reveal) for m in moves], game.status
+
+
+def _last_event_id(request: HttpRequest) -> int | None:
+    header = request.headers.get("Last-Event-ID")
+    if header is not None and header.strip():
+        return _int_param(request, "Last-Event-ID", header.strip())
+    return _int_param(request, "after", request.GET.get("after"))
+
+
+async def game_stream(request: HttpRequest, game_id: int) -> HttpResponse:
+    """``id:`` = ledger seq, so ``Last-Event-ID`` (or ``?after=``) resumes without loss or repeat."""
+    try:
+        player = await _caller(request)
+    except _Unauthenticated:
+        return _unauthenticated()
+    try:
+        after = _last_event_id(request)
+        viewer, version = await channels.db(_ledger_open, game_id, player)
+    except DomainError as exc:
+        return _error(exc)
+    return _stream_response(_game_events(game_id, viewer, version if after is None else after))
+
+
+async def _game_events(game_id: int, viewer: int | None, after: int) -> AsyncIterator[bytes]:
+    sub = channels.hub().subscribe(channels.game_topic(game_id))
+    keepalive = float(setting("STREAMS_KEEPALIVE_SECONDS"))
+    try:
+        yield f"retry: 2000\n: game {game_id} after {after}\n\n".encode()
+        while True:
+            rows, status = await channels.db(_ledger_after, game_id, viewer, after)
+            for row in rows:
+                yield _sse(data=row, event="move", event_id=row["seq"])
+                after = row["seq"]
+            if len(rows) == PAGE:
+                continue
+            if status == "finished":
+                yield _sse(data={"game": game_id, "status": status, "version": after}, event="end")
+                return
+            if not await sub.wait(keepalive):
+                yield b": keep-alive\n\n"
+    finally:
+        sub.close()
+
+
+# --- SSE of the caller's notifications: GET /api/v1/me/stream ------------------------------------------
+
+
+def _last_notification(player: Player) -> int:
+    last = Notification.objects.filter(player=player).order_by("-id").values_list("id", flat=True).first()
+    return last or 0
+
+
+def _notifications_after(player_id: int, after: int) -> list[dict[str, Any]]:
+    rows = Notification.objects.filter(player_id=player_id, id__gt=after).order_by("id")[:PAGE]
+    return [n.payload() for n in rows]
+
+
+async def me_stream(request: HttpRequest) -> HttpResponse:
+    """``id:`` = notification id; without Last-Event-ID / ``after`` only new notifications come."""
+    try:
+        player = await _caller(request)
+    except _Unauthenticated:
+        return _unauthenticated()
+    try:
+        after = _last_event_id(request)
+        if after is None:
+            after = await channels.db(_last_notification, player)
+    except DomainError as exc:
+        return _error(exc)
+    return _stream_response(_me_events(player.pk, after))
+
+
+async def _me_events(player_id: int, after: int) -> AsyncIterator[bytes]:
+    sub = channels.hub().subscribe(channels.player_topic(player_id))
+    keepalive = float(setting("STREAMS_KEEPALIVE_SECONDS"))
+    try:
+        yield f"retry: 2000\n: player {player_id} after {after}\n\n".encode()
+        while True:
+            rows = await channels.db(_notifications_after, player_id, after)
+            for row in rows:
+                yield _sse(data=row, event=row["kind"], event_id=row["id"])
+                after = row["id"]
+            if len(rows) == PAGE:
+                continue
+            if not await sub.wait(keepalive):
+                yield b": keep-alive\n\n"
+    finally:
+        sub.close()
