@@ -18,7 +18,8 @@ STOCK_TOP = [*SIX, MISS, "4H"]  # then seat 0 draws 4H and plays it at once
 
 def test_seed_001_worked_example_to_mau_mau(two_people) -> None:  # type: ignore[no-untyped-def]
     setup = setup_for("tavern", [YOU, KALLE], "9H", STOCK_TOP)
-    _table, you, kalle, game = two_people("tavern", options={"hand_size": 7}, setup=setup)
+    # The practice setup deals 7 cards each; a setup fixes the hands whatever the hand_size option says.
+    _table, you, kalle, game = two_people("tavern", setup=setup)
     gid = game["id"]
     assert game["hand"] == YOU and game["top_card"] == "9H" and game["turn"] == 0
 
