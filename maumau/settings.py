@@ -151,6 +151,11 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
+    "ENUM_NAME_OVERRIDES": {
+        "CallWordEnum": ["mau", "maumau", "pik", "hermann"],
+        "TableStatusEnum": ["open", "playing", "closed"],
+        "RoundStatusEnum": ["active", "finished"],
+    },
 }
 
 # --- Celery ----------------------------------------------------------------------------
