@@ -225,3 +225,34 @@ def test_the_last_person_leaving_closes_the_table(make_table) -> None:
     closed = table.host.post(f"/api/v1/tables/{table.id}/leave", format="json").json()
     assert closed["status"] == "closed"
     assert table.start().status_code in (403, 409)
+
+
+def test_a_closed_table_refuses_joins_and_bots(make_player, make_table) -> None:
+    table = make_table("classic")
+    table.bot()
+    table.host.post(f"/api/v1/tables/{table.id}/leave", format="json")
+    refused = table.join(make_player("Late"))
+    assert refused.status_code == 409 and error_code(refused) == "table_state"
+    assert refused.json()["error"]["details"]["reason"] == "table_closed"
+
+
+def test_a_table_can_feed_a_league_of_the_same_rules(make_player) -> None:
+    host = make_player("Host")
+    league = host.post("/api/v1/leagues", {"name": "Sunday", "rules": "house"}, format="json")
+    assert league.status_code == 201, league.json()
+    league_id = league.json()["id"]
+    created = host.post("/api/v1/tables", {"rules": "house", "league": league_id}, format="json")
+    assert created.status_code == 201 and created.json()["league"] == league_id
+    assert host.get("/api/v1/me").json()["leagues"][0]["id"] == league_id
+    mismatch = host.post("/api/v1/tables", {"rules": "classic", "league": league_id}, format="json")
+    assert mismatch.status_code == 400 and mismatch.json()["error"]["details"]["field"] == "league"
+
+
+def test_a_non_host_changes_nothing(make_player, make_table) -> None:
+    table = make_table("classic")
+    guest = make_player("Guest")
+    table.join(guest)
+    before = table.host.get(f"/api/v1/tables/{table.id}").json()
+    assert table.bot(client=guest).status_code == 403
+    assert table.start(guest).status_code == 403
+    assert table.host.get(f"/api/v1/tables/{table.id}").json() == before
