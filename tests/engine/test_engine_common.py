@@ -22,7 +22,16 @@ from engine_helpers import (
     types,
 )
 
-from games.engine import ActionError, GameState, SetupError, new_game, new_game_from_setup, parse_action
+from games.engine import (
+    ActionError,
+    GameState,
+    SetupError,
+    deal_event,
+    new_game,
+    new_game_from_setup,
+    parse_action,
+    redact_events,
+)
 from games.engine.cards import card_names
 
 
@@ -210,3 +219,42 @@ def test_timeout_penalty_with_open_seven_draws_it_too():
     play(state, 0, "7H")
     clock(state)
     assert card_counts(state) == [1, 5] and state.turn == 0 and state.pending_draw == 0
+
+
+def test_deal_event_shows_each_seat_only_its_own_hand():
+    state = new_game(make_rules("classic"), players=3, seed="deal-event")
+    event = deal_event(state)
+    for seat in range(3):
+        shown = redact_events([event], seat)[0]
+        assert shown["hands"][seat] == state.hands[seat]
+        assert all(hand is None for other, hand in enumerate(shown["hands"]) if other != seat)
+    spectator = redact_events([event], None)[0]
+    assert spectator["hands"] == [None, None, None]
+    assert redact_events([event], None, reveal=True)[0]["hands"] == state.hands
+
+
+def test_cards_drawn_by_others_are_redacted_counts_stay():
+    state = rig(make_rules("classic"), [["8C", "10C"], ["8D", "10D"], ["QS", "KS"]], "9H", stock=["7S"])
+    events = draw(state, 0)
+    for viewer, sees in ((0, ["7S"]), (1, None), (2, None), (None, None)):
+        drew = of_type(redact_events(events, viewer), "drew")[0]
+        assert drew["count"] == 1 and drew.get("cards") == sees
+    assert of_type(redact_events(events, 1, reveal=True), "drew")[0]["cards"] == ["7S"]
+
+
+def test_stalemate_not_declared_while_a_player_could_play():
+    """Nothing to draw, but seat 0 could counter the open 7 (and later play on it): no stalemate.
+
+    A 7 starter (``starter_effects``) opens a penalty for seat 0 with an empty stock. Seat 0 holds
+    three 7s, the diamonds and the jacks, yet takes the (empty) penalty; seat 1 cannot play and
+    passes. One full round went by, but seat 0 *could* play in it, so the round goes on.
+    """
+    rules = make_rules("classic", starter_effects=True)
+    seat0 = ["8D", "9D", "10D", "JD", "QD", "KD", "AD", "7C", "7S", "7H", "JC", "JS", "JH"]
+    seat1 = [rank + suit for suit in "CSH" for rank in ("8", "9", "10", "Q", "K", "A")]
+    state = rig(rules, [seat0, seat1], "7D", fill=False)
+    assert {"type": "play", "cards": ["7H"]} in legal_actions(state, 0)
+    draw(state, 0)  # countering is optional; there is nothing to draw
+    pass_turn(state, 1)
+    assert state.status == "active", state.result
+    assert state.turn == 0 and legal_actions(state, 0) != [{"type": "pass"}]

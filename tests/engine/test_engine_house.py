@@ -292,3 +292,49 @@ def test_house_calls_inside_a_play_are_checked():
     state = rig(make_rules("house"), [["5H", "2C", "3C"], ["5D", "2D", "3D"]], "9H")
     act(state, 0, {"type": "play", "cards": ["5H"], "say": ["pik"]})
     assert top(state) == "5H"
+
+
+def test_queen_of_hearts_offers_one_play_per_target():
+    state = rig(house(), [["QH", "2C", "3C"], ["2D", "3D"], ["4D", "5D"]], "5H")
+    targets = sorted(a["target"] for a in legal_actions(state, 0) if a.get("cards") == ["QH"])
+    assert targets == [1, 2]
+
+
+def test_house_options_off_make_the_cards_ordinary():
+    rules = house(queen_of_hearts_swap=False, ace_needs_cover=False, final_jacks=False)
+    state = rig(rules, [["QH", "AH", "JC", "JD"], ["2D", "3D", "KD"], ["4D", "5D"]], "5H")
+    play(state, 0, "QH")  # no target, no swap
+    assert sorted(hand(state, 0)) == ["AH", "JC", "JD"]
+    state = rig(rules, [["AH", "2C"], ["2D", "3D"]], "5H")
+    play(state, 0, "AH")  # an ace alone
+    assert top(state) == "AH"
+    state = rig(rules, [["5H", "JC"], ["2D", "3D"]], "9H")
+    refused_play(state, 0, "5H", "JC")  # no final jacks
+
+
+def test_king_of_diamonds_without_hermann_is_ordinary():
+    state = rig(house(), [["KD", "2C"], ["2S", "3S"], ["4S", "5S"]], "5D")
+    events = play(state, 0, "KD")
+    assert not state.hermann_open and not of_type(events, "hermann_started")
+    refused(state, 1, {"type": "say", "word": "hermann"})
+
+
+def test_pik_call_off_costs_nothing():
+    state = rig(house(), [["5S", "2C", "3C"], ["5D", "2D", "3D"]], "9S")
+    play(state, 0, "5S")
+    play(state, 1, "5D")
+    assert card_counts(state) == [2, 2]
+
+
+def test_penalize_illegal_off_charges_nothing():
+    state = rig(make_rules("classic"), [["8C", "KH"], ["8D", "10D"]], "9H")
+    assert penalize_illegal(state, 0, parse_action({"type": "play", "cards": ["8C"]})) == []
+    assert card_counts(state) == [2, 2]
+
+
+def test_penalize_illegal_ignores_legal_plays_and_other_seats():
+    state = rig(house(), [["2C", "5H"], ["5D", "2D"]], "9H")
+    before = state.to_json()
+    assert penalize_illegal(state, 0, parse_action({"type": "play", "cards": ["5H"]})) == []
+    assert penalize_illegal(state, 1, parse_action({"type": "play", "cards": ["2D"]})) == []
+    assert state.to_json() == before
