@@ -151,7 +151,7 @@ def on_player_joined(*, seat_id: int) -> list[Notification]:
     seat = Seat.objects.filter(pk=seat_id).select_related("player").first()
     if seat is None:
         return []
-    others = Seat.objects.filter(table_id=seat.table_id, left=False, player__is_bot=False).exclude(pk=seat.pk)
+    others = Seat.objects.filter(table_id=seat.table_id, left=False, player__is_bot=False, pk__lt=seat.pk)
     return notifications_create([
         Notification(player_id=other.player_id, kind="player_joined", table_id=seat.table_id,
                      data={"table": seat.table_id, "position": seat.position,
