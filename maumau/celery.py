@@ -39,6 +39,32 @@ app.conf.update(
 app.autodiscover_tasks()
 
 
+def _fire_more_timers_per_tick() -> None:
+    """Let the worker's event loop fire every due ETA timer per tick, not 10.
+
+    kombu's ``Hub.fire_timers`` fires at most ``max_timers=10`` due entries per loop iteration and
+    then polls with a 1 s timeout when that cap was hit, so a burst of more than 10 deadlines
+    falling due together (many tables on the same clock) waits up to a second for the rest. The
+    clock benchmark measured that as p50 ~0.9 s; with the cap raised the lag stays in milliseconds.
+    """
+    from kombu.asynchronous.hub import Hub
+
+    original = Hub.fire_timers
+    if getattr(original, "maumau_patched", False):
+        return
+
+    def fire_timers(self: Hub, min_delay: float = 1, max_delay: float = 10, max_timers: int = 10,
+                    propagate: tuple[type[BaseException], ...] = ()) -> float:
+        return original(self, min_delay=min_delay, max_delay=max_delay, max_timers=max(max_timers, 1000),
+                        propagate=propagate)
+
+    fire_timers.maumau_patched = True  # type: ignore[attr-defined]
+    Hub.fire_timers = fire_timers  # type: ignore[method-assign]
+
+
+_fire_more_timers_per_tick()
+
+
 @app.on_after_configure.connect
 def clocks_beat_schedule(sender: Celery, **kwargs: Any) -> None:
     """The deadline sweep: the backstop that resolves every passed deadline (games/clocks.py)."""

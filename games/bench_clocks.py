@@ -1,0 +1,163 @@
+"""Clock benchmark (a script, not a test): lag from a turn's deadline to its resolution.
+
+    python -m games.bench_clocks --timeouts 200
+
+Starts a real Celery worker and beat (the sweep) on PostgreSQL (``--database-url``, default a
+``maumau_bench_clocks`` database on 127.0.0.1, created and migrated if missing) and Redis
+(``--broker-url``), on a private queue. Then starts ``--timeouts`` rounds of two persons who never
+move, with ``--turn-seconds`` on the clock (deadlines spread over the time it takes to start them),
+waits until each round's first turn has been resolved by the clock, and prints JSON: the lag
+``ledger row created_at - deadline`` (p50, p99, max in ms) and how many timeouts the expiry tasks
+and the sweep applied. Goal: p99 under one second. The worker and beat it started are stopped
+and its rounds closed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    index = min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))
+    return ordered[index]
+
+
+def ensure_database(url: str) -> None:
+    import psycopg
+
+    parts = urlsplit(url)
+    name = parts.path.lstrip("/")
+    with psycopg.connect(urlunsplit(parts._replace(path="/postgres")), autocommit=True) as conn:
+        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone():
+            conn.execute(f'CREATE DATABASE "{name}"')
+
+
+def start(kind: str, args: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
+    return subprocess.Popen([sys.executable, "-m", "celery", "-A", "maumau", kind, *args], cwd=ROOT, env=env,
+                            stdout=log.open("ab"), stderr=subprocess.STDOUT, start_new_session=True)
+
+
+def wait_ready(proc: subprocess.Popen[bytes], log: Path, timeout: float = 30.0) -> None:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if proc.poll() is not None:
+            raise SystemExit(f"celery worker exited:\n{log.read_text()}")
+        if " ready." in log.read_text(errors="replace"):
+            return
+        time.sleep(0.1)
+    raise SystemExit(f"celery worker not ready:\n{log.read_text()}")
+
+
+def stop(proc: subprocess.Popen[bytes]) -> None:
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--timeouts", type=int, default=200)
+    parser.add_argument("--turn-seconds", type=int, default=3)
+    parser.add_argument("--concurrency", type=int, default=4, help="worker processes")
+    parser.add_argument("--sweep-seconds", type=float, default=2.0)
+    parser.add_argument("--database-url", default=os.environ.get(
+        "BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/maumau_bench_clocks"))
+    parser.add_argument("--broker-url", default=os.environ.get("BENCH_BROKER_URL", "redis://127.0.0.1:6379/0"))
+    args = parser.parse_args(argv)
+
+    queue = f"bench-clocks-{uuid.uuid4().hex[:8]}"
+    env = {**os.environ, "DATABASE_URL": args.database_url, "CELERY_BROKER_URL": args.broker_url,
+           "MAUMAU_CLOCK_QUEUE": queue, "MAUMAU_CLOCK_SWEEP_SECONDS": str(args.sweep_seconds),
+           "LOG_LEVEL": "WARNING", "PYTHONPATH": str(ROOT)}
+    if args.database_url.startswith("postgres"):
+        ensure_database(args.database_url)
+    subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=env, check=True)
+    os.environ.update({k: env[k] for k in ("DATABASE_URL", "CELERY_BROKER_URL", "MAUMAU_CLOCK_QUEUE")})
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "maumau.settings")
+    import django
+
+    django.setup()
+    from games import services
+    from games.models import Game, Move
+
+    games: list[Any] = []
+    tmp = Path(tempfile.mkdtemp(prefix="bench-clocks-"))
+    worker_log, beat_log = tmp / "worker.log", tmp / "beat.log"
+    worker = start("worker", ["-Q", queue, "-n", f"{queue}@%h", "--concurrency", str(args.concurrency),
+                              "--loglevel", "INFO", "--without-gossip", "--without-mingle"], env, worker_log)
+    beat = start("beat", ["--schedule", str(tmp / "beat-schedule"), "--loglevel", "INFO"], env, beat_log)
+    try:
+        wait_ready(worker, worker_log)
+        started = time.monotonic()
+        for index in range(args.timeouts):
+            ada = services.player_create(name=f"bench {index} a")[0]
+            bo = services.player_create(name=f"bench {index} b")[0]
+            table = services.table_create(host=ada, rules="classic",
+                                          options={"turn_seconds": args.turn_seconds, "timeout_policy": "penalty"})
+            services.table_join(table_id=table.pk, player=bo)
+            games.append(services.round_start(table_id=table.pk, player=ada))
+        setup_seconds = time.monotonic() - started
+        deadlines = {g.pk: g.deadline for g in games}
+        first: dict[int, Any] = {}
+        end = time.monotonic() + args.turn_seconds + 60
+        while len(first) < len(games) and time.monotonic() < end:
+            time.sleep(0.25)
+            for game_id, created_at in (Move.objects.filter(game_id__in=deadlines, seq=1, actor="clock")
+                                        .values_list("game_id", "created_at")):
+                first[game_id] = created_at
+    finally:
+        stop(beat)
+        stop(worker)
+        # Close the bench rounds, so the next run's sweep does not find their passed deadlines.
+        Game.objects.filter(pk__in=[g.pk for g in games], status="active").update(
+            status="finished", deadline=None, hermann_deadline=None)
+    lags = [(first[g] - deadlines[g]).total_seconds() * 1000 for g in first]
+    log = worker_log.read_text(errors="replace")
+    by_task = len(re.findall(r"games\.turn_expire\[[^\]]+\] succeeded in [\d.e-]+s: 'applied'", log))
+    by_sweep = sum(int(n) for n in re.findall(r"games\.deadlines_sweep\[[^\]]+\] succeeded in [\d.e-]+s: (\d+)", log))
+    result = {
+        "benchmark": "clock lag: deadline -> ledger row of the timeout",
+        "timeouts": len(games),
+        "resolved": len(lags),
+        "unresolved": len(games) - len(lags),
+        "turn_seconds": args.turn_seconds,
+        "setup_seconds": round(setup_seconds, 2),
+        "lag_ms": {
+            "p50": round(percentile(lags, 0.50), 1) if lags else None,
+            "p99": round(percentile(lags, 0.99), 1) if lags else None,
+            "max": round(max(lags), 1) if lags else None,
+            "mean": round(statistics.fmean(lags), 1) if lags else None,
+            "min": round(min(lags), 1) if lags else None,
+        },
+        "applied_by": {"expiry_task": by_task, "sweep": by_sweep},
+        "worker_concurrency": args.concurrency,
+        "sweep_seconds": args.sweep_seconds,
+        "database": urlsplit(args.database_url).netloc.split("@")[-1] + urlsplit(args.database_url).path,
+        "broker": args.broker_url.split("@")[-1],
+    }
+    print(json.dumps(result, indent=2))
+    return 0 if not result["unresolved"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
