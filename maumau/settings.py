@@ -180,7 +180,7 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TIMEZONE = "UTC"
-CELERY_BEAT_SCHEDULE: dict[str, Any] = {}
+CELERY_BEAT_SCHEDULE: dict[str, Any] = {"webhook-sweep": {"task": "streams.tasks.webhook_sweep", "schedule": 60.0}}
 # Turn clocks (games/clocks.py): sweep period, the longest broker ETA (longer deadlines are left
 # to the sweep), timeouts in a row before a bot takes a seat over, the queue of clock tasks.
 MAUMAU_CLOCK_SWEEP_SECONDS = float(os.environ.get("MAUMAU_CLOCK_SWEEP_SECONDS", "2"))
