@@ -82,7 +82,10 @@ def database_config() -> dict[str, Any]:
     url = os.environ.get("DATABASE_URL")
     if url:
         config = dj_database_url.parse(url, conn_max_age=int(os.environ.get("CONN_MAX_AGE", "60")))
-        config.setdefault("TEST", {})
+        # One test database per test run (subprocesses inherit the suffix), so that several runs
+        # on one server (developers side by side, CI) never drop or migrate each other's database.
+        suffix = os.environ.setdefault("MAUMAU_TEST_DB_SUFFIX", str(os.getpid()))
+        config["TEST"] = {"NAME": f"test_{config['NAME']}_{suffix}"}
         return config
     VAR_DIR.mkdir(parents=True, exist_ok=True)
     return {
