@@ -776,10 +776,11 @@ def _play(state: GameState, seat: int, action: dict[str, Any], plan: dict[str, A
 def _draw(state: GameState, seat: int, events: list[dict[str, Any]]) -> None:
     rules = state.rules
     if state.pending_draw:
+        could_counter = _has_play(state, seat)
         count = state.pending_draw
         state.pending_draw = 0
         drawn = _draw_cards(state, seat, count, "seven", events)
-        state.idle = 0 if drawn else state.idle + 1
+        state.idle = 0 if drawn or could_counter else state.idle + 1
         if rules.seven_then_play:
             return
         _end_turn(state, seat, events)
@@ -881,6 +882,8 @@ def _end_turn(state: GameState, seat: int, events: list[dict[str, Any]], skips: 
     current = seat
     for _ in range(skips):
         current = (current + step) % players
+        if current in state.sitting_out:
+            state.sitting_out.remove(current)  # one sitting-out is served by one skip
         events.append({"type": "skipped", "seat": current})
     current = (current + step) % players
     guard = 0

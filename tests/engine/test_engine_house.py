@@ -48,6 +48,19 @@ def test_nine_skips_second():
     assert state.turn == 3  # the player after next (seat 2) sits out
 
 
+def test_nine_skips_second_served_by_an_eight_skip():
+    """A seat due to sit out after a 9 that an 8 skips first has served its sitting-out."""
+    hands = [["9H", "5C", "2D", "3D"], ["8H", "3C", "2S", "4C"], ["4D", "3S", "4S"], ["5H", "6D", "7D"]]
+    state = rig(house(), hands, "6H")
+    play(state, 0, "9H")  # seat 2, the player after next, is to sit out
+    play(state, 1, "8H")  # the 8 skips seat 2: that is its sitting-out
+    assert state.turn == 3
+    play(state, 3, "5H")
+    play(state, 0, "5C")
+    play(state, 1, "3C")
+    assert state.turn == 2  # seat 2 plays now; it does not sit out a second time
+
+
 def test_nine_skips_second_two_players_no_effect():
     state = rig(house(), [["9C", "2D", "3D"], ["4C", "2H", "5H"]], "6C")
     play(state, 0, "9C")
