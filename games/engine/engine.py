@@ -56,6 +56,7 @@ before the first change, so a refused action (:class:`IllegalAction`) leaves the
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from itertools import permutations
 from typing import Any
 
@@ -702,75 +703,102 @@ def _play(state: GameState, seat: int, action: dict[str, Any], plan: dict[str, A
     if plan["empties"]:
         reason = "forgot_maumau" if not plan["said_maumau"] else "jack_last"
         _draw_cards(state, seat, 1, reason, events)
-    # effects of every card laid, in order
-    skips = reverses = 0
-    second_skip = False
-    spade = False
-    hermann = False
+    effects = _card_effects(state, seat, names, events)
+    _set_wish(state, seat, previous_top, names, action.get("wish"), events)
+    if plan["swaps"]:
+        target = action["target"]
+        state.hands[seat], state.hands[target] = state.hands[target], state.hands[seat]
+        events.append({"type": "hands_swapped", "seats": [seat, target]})
+    _announce(state, seat, plan, effects, events)
+    if effects.hermann:
+        _start_hermann(state, seat, "hermann" in say, events)
+    _end_turn(state, seat, events, effects.skips, effects.reverses, effects.second_skip)
+
+
+@dataclass(slots=True)
+class _Effects:
+    """What the cards of one move do to the turn order and which calls they ask for."""
+
+    skips: int = 0
+    reverses: int = 0
+    second_skip: bool = False
+    spade: bool = False
+    hermann: bool = False
+
+
+def _card_effects(state: GameState, seat: int, names: list[str], events: list[dict[str, Any]]) -> _Effects:
+    """The effects of every card laid, in order (an ace and its cover both act)."""
+    rules = state.rules
+    effects = _Effects()
     for name in names:
         rank = RANK[name]
         if rank == "7" and rules.seven_draws:
             state.pending_draw += rules.seven_draws
             events.append({"type": "penalty_grew", "seat": seat, "pending_draw": state.pending_draw})
         elif rank == "8" and rules.eight_skips:
-            skips += 1
+            effects.skips += 1
         elif rank == "9" and rules.nine_reverses:
-            reverses += 1
+            effects.reverses += 1
         elif rank == "9" and rules.nine_skips_second:
-            second_skip = True
+            effects.second_skip = True
         elif rank == "10" and rules.ten_reverses:
-            reverses += 1
+            effects.reverses += 1
         elif rank == "A" and rules.ace_skips:
-            skips += 1
+            effects.skips += 1
         if name == "KD" and rules.king_of_diamonds_hermann:
-            hermann = True
-        if SUIT[name] == "S":
-            spade = True
-    wish = action.get("wish")
-    if rules.jack_wild and RANK[state.top] == "J":
-        run_goes_on = RANK[previous_top] == "J" and all(RANK[name] == "J" for name in names)
-        if not run_goes_on:
-            state.first_wish = wish
-        elif state.first_wish is None:
-            state.first_wish = state.wish if state.wish not in (None, "*") else SUIT[previous_top]
-        state.wish = wish
-        if wish is not None:
-            events.append({"type": "wish", "seat": seat, "suit": wish})
-    else:
+            effects.hermann = True
+        if SUIT[name] == "S" and rules.pik_call:
+            effects.spade = True
+    return effects
+
+
+def _set_wish(state: GameState, seat: int, previous_top: str, names: list[str], wish: str | None,
+              events: list[dict[str, Any]]) -> None:
+    """A jack on top wishes; any other card ends the wish. Tracks the first wish of a run of jacks."""
+    if not (state.rules.jack_wild and RANK[state.top] == "J"):
         state.wish = None
         state.first_wish = None
-    if plan["swaps"]:
-        target = action["target"]
-        state.hands[seat], state.hands[target] = state.hands[target], state.hands[seat]
-        events.append({"type": "hands_swapped", "seats": [seat, target]})
+        return
+    run_goes_on = RANK[previous_top] == "J" and all(RANK[name] == "J" for name in names)
+    if not run_goes_on:
+        state.first_wish = wish
+    elif state.first_wish is None:
+        state.first_wish = state.wish if state.wish not in (None, "*") else SUIT[previous_top]
+    state.wish = wish
+    if wish is not None:
+        events.append({"type": "wish", "seat": seat, "suit": wish})
+
+
+def _announce(state: GameState, seat: int, plan: dict[str, Any], effects: _Effects,
+              events: list[dict[str, Any]]) -> None:
+    """Calls after a play that did not win: said now, or owed until the next player acts."""
+    rules = state.rules
+    say = plan["say"]
+    owed = []
     for word in say:
-        if (word == "pik" and spade and rules.pik_call) or (word == "hermann" and hermann):
+        if (word == "pik" and effects.spade) or (word == "hermann" and effects.hermann):
             events.append({"type": "said", "seat": seat, "word": word})
-    if rules.announcements:
-        owed = []
-        if len(state.hands[seat]) == 1 and not plan["empties"]:
-            if "mau" in say:
-                events.append({"type": "said", "seat": seat, "word": "mau"})
-                events.append({"type": "mau", "seat": seat})
-            else:
-                owed.append("mau")
-        if spade and rules.pik_call and "pik" not in say:
-            owed.append("pik")
-        if owed:
-            state.owed[seat] = owed
-    else:
-        if spade and rules.pik_call and "pik" not in say:
-            state.owed[seat] = ["pik"]
-        if len(state.hands[seat]) == 1:
+    if effects.spade and "pik" not in say:
+        owed.append("pik")
+    if len(state.hands[seat]) == 1 and not plan["empties"]:
+        if not rules.announcements:
+            events.append({"type": "mau", "seat": seat})  # the game announces it for the player
+        elif "mau" in say:
+            events.append({"type": "said", "seat": seat, "word": "mau"})
             events.append({"type": "mau", "seat": seat})
-    if hermann:
-        if state.hermann is not None:
-            _close_hermann(state, list(state.hermann), events)
-        state.hermann = list(range(len(state.hands)))
-        events.append({"type": "hermann_started", "seat": seat})
-        if "hermann" in say:
-            _hermann_said(state, seat, events)
-    _end_turn(state, seat, events, skips, reverses, second_skip)
+        else:
+            owed.insert(0, "mau")
+    if owed:
+        state.owed[seat] = owed
+
+
+def _start_hermann(state: GameState, seat: int, said: bool, events: list[dict[str, Any]]) -> None:
+    if state.hermann is not None:
+        _close_hermann(state, list(state.hermann), events)
+    state.hermann = list(range(len(state.hands)))
+    events.append({"type": "hermann_started", "seat": seat})
+    if said:
+        _hermann_said(state, seat, events)
 
 
 def _draw(state: GameState, seat: int, events: list[dict[str, Any]]) -> None:
