@@ -10,9 +10,9 @@ from tests.games.api_helpers import act, view
 
 pytestmark = pytest.mark.django_db
 
-#: token+user, player, key lookup, SAVEPOINT, game FOR UPDATE, seats+players, key re-check under the
+#: token+user+player, key lookup, SAVEPOINT, game FOR UPDATE, seats+players, key re-check under the
 #: lock, INSERT move, UPDATE game, SAVEPOINT, INSERT idempotency record, RELEASE, RELEASE.
-MOVE_QUERIES = 13
+MOVE_QUERIES = 12
 
 
 def slow_choice(legal: list[dict]) -> dict:
