@@ -196,8 +196,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--database-url", default=os.environ.get(
         "BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/maumau_bench"))
     parser.add_argument("--port", type=int, default=8765)
-    parser.add_argument("--workers", type=int, default=4, help="gunicorn worker processes")
-    parser.add_argument("--threads", type=int, default=8, help="threads per gunicorn worker")
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 2, help="gunicorn worker processes")
+    parser.add_argument("--threads", type=int, default=16, help="threads per gunicorn worker")
     args = parser.parse_args(argv)
 
     env = {**os.environ, "DATABASE_URL": args.database_url, "MAUMAU_BENCH_ENDPOINTS": "1",
