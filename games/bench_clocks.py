@@ -77,7 +77,8 @@ def stop(proc: subprocess.Popen[bytes]) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--timeouts", type=int, default=200)
-    parser.add_argument("--turn-seconds", type=int, default=3)
+    parser.add_argument("--turn-seconds", type=int, default=10,
+                        help="long enough that the deadlines fall after all rounds are started")
     parser.add_argument("--concurrency", type=int, default=4, help="worker processes")
     parser.add_argument("--sweep-seconds", type=float, default=2.0)
     parser.add_argument("--database-url", default=os.environ.get(
