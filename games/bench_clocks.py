@@ -129,6 +129,10 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         stop(beat)
         stop(worker)
+        if args.broker_url.startswith("redis"):  # the stale clock tasks left in the private queue
+            import redis
+
+            redis.Redis.from_url(args.broker_url).delete(queue)
         # Close the bench rounds, so the next run's sweep does not find their passed deadlines.
         Game.objects.filter(pk__in=[g.pk for g in games], status="active").update(
             status="finished", deadline=None, hermann_deadline=None)
