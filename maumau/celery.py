@@ -2,8 +2,9 @@
 
 Worker settings, chosen for the clock tasks (see games/tasks.py and games/clocks.py):
 
-- The expiry tasks are idempotent and acknowledge late (``acks_late``, ``reject_on_worker_lost``,
-  set per task): a worker killed mid-task leaves its message to be redelivered, not lost.
+- The expiry tasks are idempotent and acknowledge late (``acks_late``, set per task): a worker
+  killed with reserved or running tasks leaves their messages to be redelivered, not lost (a
+  redelivered one finds its version stale and does nothing).
 - ``worker_prefetch_multiplier = 1``: a worker reserves one ready task per process, so a busy or
   dying worker holds back as little as possible. (ETA tasks are reserved regardless of prefetch
   until their time comes; that is why ETAs are capped and the sweep is the backstop.)
