@@ -21,7 +21,7 @@ from datetime import timedelta
 from typing import Any
 
 from django.contrib.auth.models import User
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.dispatch import Signal
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
@@ -369,6 +369,24 @@ def _idempotent_replay(player: Player, key: str, fingerprint: str) -> MoveOutcom
 
 
 @clocks_first
+def _idempotency_claim(player: Player, key: str) -> None:
+    """A duplicate that arrives while the first request with its key is still running gets 409.
+
+    On PostgreSQL a transaction-scoped advisory try-lock on (player, key) tells at once; once the
+    first commits, a retry finds its stored answer instead. SQLite runs one writer at a time
+    (immediate transactions), so a duplicate there simply waits and then gets the replay.
+    """
+    if connection.vendor != "postgresql":
+        return
+    digest = hashlib.sha256(f"idempotency:{player.pk}:{key}".encode()).digest()
+    lock_id = int.from_bytes(digest[:8], "big", signed=True)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_try_advisory_xact_lock(%s)", [lock_id])
+        claimed = cursor.fetchone()[0]
+    if not claimed:
+        raise ConflictError("idempotency_in_progress", details={"key": key})
+
+
 def move_submit(
     *,
     game_id: int,
@@ -403,6 +421,8 @@ def move_submit(
                                    details={"reason": exc.message, **exc.details}) from exc
     refusal: DomainError | None = None
     with transaction.atomic():
+        if idempotency_key and player is not None:
+            _idempotency_claim(player, idempotency_key)
         game = Game.objects.select_for_update().filter(pk=game_id).first()
         if game is None:
             raise NotFoundError()
