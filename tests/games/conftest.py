@@ -8,7 +8,23 @@ from typing import Any
 import pytest
 from rest_framework.test import APIClient
 
+from games.ledger import ledger_verify
+from games.models import Game
 from tests.games.api_helpers import Table
+
+
+@pytest.fixture(autouse=True)
+def _every_ledger_verifies(request: pytest.FixtureRequest) -> Any:
+    """After each test, every game it created replays to its snapshot with an intact hash chain
+    (tests that tamper on purpose are marked ``ledger_tampered``)."""
+    marker = request.node.get_closest_marker("django_db")
+    if marker is None or request.node.get_closest_marker("ledger_tampered"):
+        yield
+        return
+    request.getfixturevalue("transactional_db" if marker.kwargs.get("transaction") else "db")
+    yield
+    problems = {game.pk: found for game in Game.objects.all() if (found := ledger_verify(game))}
+    assert not problems, f"verify_ledger finds problems: {problems}"
 
 
 @pytest.fixture

@@ -35,6 +35,7 @@ def test_an_untouched_ledger_verifies(played: int) -> None:
     assert "1 games checked, 0 with problems" in out and err == ""
 
 
+@pytest.mark.ledger_tampered
 def test_a_tampered_ledger_row_is_detected(played: int) -> None:
     row = Move.objects.get(game_id=played, seq=2)
     Move.objects.filter(pk=row.pk).update(events=[{"type": "drew", "seat": 1, "count": 2, "cards": ["AS", "AH"]}])
@@ -46,6 +47,7 @@ def test_a_tampered_ledger_row_is_detected(played: int) -> None:
     assert "seq 2: hash does not match" in err.getvalue()
 
 
+@pytest.mark.ledger_tampered
 def test_a_tampered_snapshot_is_detected(played: int) -> None:
     game = Game.objects.get(pk=played)
     state = game.state
@@ -57,6 +59,7 @@ def test_a_tampered_snapshot_is_detected(played: int) -> None:
     assert "snapshot differs" in err.getvalue()
 
 
+@pytest.mark.ledger_tampered
 def test_a_removed_row_breaks_the_chain(played: int) -> None:
     Move.objects.filter(game_id=played, seq=2)._raw_delete(Move.objects.db)  # bypass append-only guard
     err = StringIO()
