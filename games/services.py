@@ -439,6 +439,8 @@ def move_submit(
             seat = next((i for i, s in enumerate(seats) if s.player_id == player.pk), None)
             if seat is None:
                 raise PermissionDeniedError(message=_("You are not seated in this round."))
+            if seats[seat].left:  # a bot plays this seat now; joining again takes it back
+                raise PermissionDeniedError(message=_("You left this table; a bot plays your seat."))
         if game.status != "active":
             raise ConflictError("game_finished")
         if expected_version is not None and expected_version != game.version:

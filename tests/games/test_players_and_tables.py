@@ -212,6 +212,8 @@ def test_leaving_passes_the_host_and_a_bot_takes_over_a_running_seat(make_player
     # The host's seat now plays by itself: whenever the guest is not on turn, the bot moved.
     state = guest.get(f"/api/v1/games/{game['id']}").json()
     assert state["status"] == "finished" or state["turn"] == 1
+    gone = table.host.post(f"/api/v1/games/{game['id']}/actions", {"type": "draw"}, format="json")
+    assert gone.status_code == 403 and error_code(gone) == "permission_denied"
     not_seated = table.host.post(f"/api/v1/tables/{table.id}/leave", format="json")
     assert not_seated.status_code == 403
     # Coming back takes the seat back from the bot.
