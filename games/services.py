@@ -368,7 +368,6 @@ def _idempotent_replay(player: Player, key: str, fingerprint: str) -> MoveOutcom
     return MoveOutcome(status_code=record.status_code, body=record.body, replayed=True)
 
 
-@clocks_first
 def _idempotency_claim(player: Player, key: str) -> None:
     """A duplicate that arrives while the first request with its key is still running gets 409.
 
@@ -387,6 +386,7 @@ def _idempotency_claim(player: Player, key: str) -> None:
         raise ConflictError("idempotency_in_progress", details={"key": key})
 
 
+@clocks_first
 def move_submit(
     *,
     game_id: int,
