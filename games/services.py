@@ -149,7 +149,8 @@ def _active_game(table: Table) -> Game | None:
 
 
 def table_join(*, table_id: int, player: Player) -> Table:
-    """Take the next free seat (from the next round on if one is running); a leaver takes theirs back."""
+    """Take the next free seat (from the next round on if one is running); a leaver, or a person a bot
+    stood in for after timeouts, takes their seat back."""
     with transaction.atomic():
         table = _table_locked(table_id)
         if table.status == "closed":
@@ -157,6 +158,11 @@ def table_join(*, table_id: int, player: Player) -> Table:
         seats = list(table.seats.all())
         mine = next((s for s in seats if s.player_id == player.pk), None)
         if mine is not None and not mine.left:
+            if mine.bot_controlled and not player.is_bot:  # a bot took over after timeouts: take it back
+                mine.bot_controlled = False
+                mine.consecutive_timeouts = 0
+                mine.save(update_fields=["bot_controlled", "consecutive_timeouts"])
+                return table
             raise ConflictError("already_seated", details={"position": mine.position})
         if sum(1 for s in seats if not s.left) >= table.max_players:
             raise ConflictError("table_full", details={"max_players": table.max_players})
@@ -219,13 +225,17 @@ def table_leave(*, table_id: int, player: Player) -> Table:
 # --- rounds ----------------------------------------------------------------------------------
 
 
-def _deadlines(game: Game, state: engine.GameState, rules: engine.RuleSet, now: Any, moved: bool) -> None:
-    """The turn clock restarts with every applied move; the Hermann clock runs while a race is open."""
+def _deadlines(game: Game, state: engine.GameState, rules: engine.RuleSet, now: Any, turn_passed: bool) -> None:
+    """The turn clock restarts when a new turn begins; the Hermann clock runs while a race is open.
+
+    A turn is one time budget: a call said by another seat, a penalty row or a drawn card that
+    may still be played do not give the player on turn more time.
+    """
     if state.status != "active":
         game.deadline = None
         game.hermann_deadline = None
         return
-    if moved or game.deadline is None:
+    if turn_passed or game.deadline is None:
         game.deadline = now + timedelta(seconds=rules.turn_seconds) if rules.turn_seconds else None
     if state.hermann_open:
         if game.hermann_deadline is None:
@@ -304,7 +314,7 @@ def round_start(*, table_id: int, player: Player, seed: Any = None, setup: Any =
             state=state.to_json(),
             turn=state.turn,
         )
-        _deadlines(game, state, rules, now, moved=True)
+        _deadlines(game, state, rules, now, turn_passed=True)
         game.save()
         table.rounds_started += 1
         table.status = "playing"
@@ -555,9 +565,10 @@ def _save_round(rnd: _Round, now: Any) -> None:
     """One INSERT for the new ledger rows, one UPDATE for the game; the round's end if it ended."""
     game, state = rnd.game, rnd.state
     Move.objects.bulk_create(rnd.pending)
+    turn_passed = game.state["turns"] != state.turns or game.turn != state.turn
     game.state = state.to_json()
     game.turn = state.turn if state.status == "active" else None
-    _deadlines(game, state, rnd.rules, now, moved=True)
+    _deadlines(game, state, rnd.rules, now, turn_passed=turn_passed)
     fields = ["state", "version", "ledger_head", "turn", "deadline", "hermann_deadline"]
     if state.status != "active":
         game.status = "finished"

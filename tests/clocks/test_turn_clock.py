@@ -306,3 +306,30 @@ def test_two_workers_racing_on_one_timeout_apply_it_once() -> None:
         thread.join()
     assert sorted(outcomes) == [clocks.APPLIED] + [clocks.STALE] * 3
     assert len(clock_moves(game)) == 1
+
+
+def test_a_call_said_by_another_seat_gives_the_player_on_turn_no_more_time(clock: Any) -> None:
+    game = house_round_with_hermann_race()  # seat 1 is on turn; seats 1 and 2 still owe "Hermann"
+    deadline = game.deadline
+    clock.shift(5)  # within hermann_seconds (10) and the turn (60)
+    players = [seat.player for seat in sorted(game.table.seats.all(), key=lambda s: s.position)]
+    services.move_submit(game_id=game.pk, actor="player", player=players[2],
+                         action={"type": "say", "word": "hermann"})
+    game = fresh(game)
+    assert game.version == 2 and game.turn == 1
+    assert game.deadline == deadline, "a turn is one time budget: another seat's call does not restart it"
+
+
+def test_a_person_a_bot_stood_in_for_takes_the_seat_back_by_joining(clock: Any) -> None:
+    game, players = round_with_people(options={"turn_seconds": 10, "timeout_policy": "skip"})
+    sleeper = seat_of_turn(game)
+    for round_trip in range(3):
+        clock.shift(10)
+        assert clocks.turn_expire(game_id=game.pk, version=fresh(game).version) == clocks.APPLIED
+        if round_trip < 2:
+            game = person_moves(fresh(game), players)
+    sleeper.refresh_from_db()
+    assert sleeper.bot_controlled
+    services.table_join(table_id=sleeper.table_id, player=sleeper.player)
+    sleeper.refresh_from_db()
+    assert (sleeper.bot_controlled, sleeper.consecutive_timeouts, sleeper.left) == (False, 0, False)
