@@ -67,7 +67,7 @@ def _populate(rounds: int, players: int, live: int, rng: random.Random) -> tuple
 
     from games.models import Game, Player, Seat, Table
     from scoring.models import PlayerResult, RoundResult
-    from scoring.services import league_create, league_standings_recompute, round_result_record
+    from scoring.services import league_create, league_standings_recompute, player_results, round_result_record
 
     # league_limit 0: no player may lose early, so every one of the rounds counts.
     league = league_create(name="Bench league", rules="house", options={"league_limit": 0})
@@ -132,24 +132,11 @@ def _populate(rounds: int, players: int, live: int, rng: random.Random) -> tuple
     if headers and headers[0].pk is None:
         headers = list(RoundResult.objects.filter(league=league).order_by("id"))
     lines = [
-        PlayerResult(
-            round=header,
-            player_id=seat_players[game.table_id][line["seat"]],
-            table_id=game.table_id,
-            league=league,
-            rules="house",
-            seat=line["seat"],
-            rank=line["rank"],
-            cards_left=line["cards_left"],
-            raw_points=line["raw_points"],
-            multiplier=line["multiplier"],
-            points=line["points"],
-            won=line["won"],
-            multiplier_bonus=game.result["multiplier"] - 1 if line["won"] else 0,
-            finished_at=now,
-        )
+        line
         for header, game in zip(headers, bulk, strict=True)
-        for line in game.result["players"]
+        for line in player_results(round_result=header, result=game.result,
+                                   seat_players=seat_players[game.table_id], table_id=game.table_id,
+                                   league=league, rules="house", finished_at=now)
     ]
     PlayerResult.objects.bulk_create(lines, batch_size=2000)
     started = time.perf_counter()

@@ -107,13 +107,24 @@ def round_result_record(*, game: Any) -> RoundResult:
         counted=counted,
         finished_at=finished_at,
     )
-    lines = [
+    lines = player_results(round_result=round_result, result=result, seat_players=seat_players,
+                           table_id=table.pk, league=league, rules=rules_name, finished_at=finished_at)
+    PlayerResult.objects.bulk_create(lines)
+    if league is not None and counted:
+        _standings_count(league=league, lines=lines)
+    return round_result
+
+
+def player_results(*, round_result: RoundResult, result: dict[str, Any], seat_players: dict[int, int],
+                   table_id: int, league: League | None, rules: str, finished_at: Any) -> list[PlayerResult]:
+    """The ledger lines of one round, one per seat, from the engine's result (unsaved)."""
+    return [
         PlayerResult(
             round=round_result,
             player_id=seat_players[line["seat"]],
-            table=table,
+            table_id=table_id,
             league=league,
-            rules=rules_name,
+            rules=rules,
             seat=line["seat"],
             rank=line["rank"],
             cards_left=line["cards_left"],
@@ -121,15 +132,11 @@ def round_result_record(*, game: Any) -> RoundResult:
             multiplier=line["multiplier"],
             points=line["points"],
             won=bool(line["won"]),
-            multiplier_bonus=round_multiplier - 1 if line["won"] else 0,
+            multiplier_bonus=result["multiplier"] - 1 if line["won"] else 0,
             finished_at=finished_at,
         )
         for line in result["players"]
     ]
-    PlayerResult.objects.bulk_create(lines)
-    if league is not None and counted:
-        _standings_count(league=league, lines=lines)
-    return round_result
 
 
 def _standings_count(*, league: League, lines: list[PlayerResult]) -> None:
