@@ -5,8 +5,10 @@ bots (``"bot"``), the turn clock (``"clock"``) and the house penalty for an ille
 (``"system"``). It locks the game row, checks seat, turn and ``expected_version``, applies the
 engine, appends a hash-chained ledger row, saves snapshot + version + deadline in one UPDATE,
 and lets seated bots answer in the same transaction under the same lock (so a person can play a
-whole round against bots with nothing else running). What follows a move (stream pushes,
-clock tasks) is published with ``transaction.on_commit`` through :data:`move_committed`.
+whole round against bots with nothing else running). What follows a move is sent two ways:
+:data:`moves_appended` inside the transaction, with the round as it is in memory (the streams app
+writes its notifications there, so they commit with the move and cost no re-read), and
+:data:`move_committed` plus the clock tasks with ``transaction.on_commit``.
 """
 
 from __future__ import annotations
@@ -39,7 +41,12 @@ from maumau.errors import (
     ValidationFailed,
 )
 
-#: Sent on commit after every move_submit that appended ledger rows: game_id, version, moves.
+#: Sent inside move_submit's transaction, after the game row is saved, whenever ledger rows were
+#: appended: game (saved), state (engine state after the rows), seats (game-seat order, players
+#: loaded), moves (the new rows). Receivers write what must commit with the move; a receiver that
+#: raises fails the move, so they do nothing but plain inserts.
+moves_appended = Signal()
+#: Sent on commit after every move_submit that appended ledger rows: game_id, version, seqs.
 move_committed = Signal()
 #: Sent on commit when a round starts: game_id.
 round_started = Signal()
@@ -418,10 +425,6 @@ def move_submit(
     transaction, so the answer stored for an Idempotency-Key is exactly the one sent.
     Raises DomainError (400/403/404/409/422); a 422 in ``house`` still commits its penalty row.
     """
-    if idempotency_key and player is not None:
-        replay = _idempotent_replay(player, idempotency_key, fingerprint)
-        if replay is not None:
-            return replay
     parsed: dict[str, Any] | None = None
     if action is not None:
         try:
@@ -432,7 +435,13 @@ def move_submit(
     refusal: DomainError | None = None
     with transaction.atomic():
         if idempotency_key and player is not None:
+            # One look-up, after the claim: on PostgreSQL the claim waits for no one, and once it is
+            # ours every earlier request with this key has committed; on SQLite the immediate
+            # transaction already runs alone. So a finished first request is always seen here.
             _idempotency_claim(player, idempotency_key)
+            replay = _idempotent_replay(player, idempotency_key, fingerprint)
+            if replay is not None:
+                return replay
         game = Game.objects.select_for_update().filter(pk=game_id).first()
         if game is None:
             raise NotFoundError()
@@ -440,10 +449,6 @@ def move_submit(
             clock_check(game)  # a passed deadline is resolved first (ClockDue, see clocks_first)
         seats = _seats_in_game_order(game, list(Seat.objects.filter(table_id=game.table_id)
                                                 .select_related("player")))
-        if idempotency_key and player is not None:
-            replay = _idempotent_replay(player, idempotency_key, fingerprint)
-            if replay is not None:
-                return replay
         if actor == "player":
             assert player is not None
             seat = next((i for i, s in enumerate(seats) if s.player_id == player.pk), None)
@@ -487,10 +492,11 @@ def move_submit(
             body = render(game, state, seats, viewer, rnd.pending[answer_from:]) if render else {}
             status = 200
         if idempotency_key and player is not None:
+            # No savepoint: a duplicate key (only possible if the claim above was not exclusive)
+            # fails the whole transaction anyway, and the ConflictError leaves the atomic block.
             try:
-                with transaction.atomic():
-                    IdempotencyRecord.objects.create(player=player, key=idempotency_key,
-                                                     fingerprint=fingerprint, status_code=status, body=body)
+                IdempotencyRecord.objects.create(player=player, key=idempotency_key,
+                                                 fingerprint=fingerprint, status_code=status, body=body)
             except IntegrityError as exc:
                 raise ConflictError("idempotency_in_progress", details={"key": idempotency_key}) from exc
         if rnd.pending:
@@ -591,6 +597,7 @@ def _round_finish(game: Game) -> None:
 
 
 def _publish(rnd: _Round) -> None:
+    moves_appended.send(sender=Game, game=rnd.game, state=rnd.state, seats=rnd.seats, moves=list(rnd.pending))
     clock_schedule(rnd.game)  # the expiry task for this version's deadlines, sent on commit
     game_id, version = rnd.game.pk, rnd.game.version
     seqs = [m.seq for m in rnd.pending]

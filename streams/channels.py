@@ -6,8 +6,8 @@ truth. So a lost or spurious wake-up costs a query, never a lost or duplicated e
 
 Channels (``streams.conf.channel_kind``):
 
-- ``postgres``: ``pg_notify`` on publish; each ASGI process holds one psycopg 3 async connection
-  that LISTENs.
+- ``postgres``: ``pg_notify`` on publish (a move issues it inside its own transaction, which
+  delivers it at commit); each ASGI process holds one psycopg 3 async connection that LISTENs.
 - ``redis``: ``PUBLISH`` on publish; one pub/sub connection per process (``PSUBSCRIBE``).
 - ``poll``: needs no server (the embedded SQLite default): one query per tick for all topics that
   have waiters in the process (game versions, last notification ids); it wakes waiters whose value
@@ -30,7 +30,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
-from django.db import close_old_connections, connection
+from django.db import close_old_connections, connection, transaction
 
 from streams.conf import channel_kind, setting
 
@@ -68,7 +68,7 @@ async def db(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     return await loop.run_in_executor(_db_executor(), functools.partial(_in_db_thread, fn, args, kwargs))
 
 
-# --- publishing (sync, after commit) -------------------------------------------------------------
+# --- publishing (sync) --------------------------------------------------------------------------
 
 _redis_client: Any = None
 
@@ -77,18 +77,46 @@ def _redis_url() -> str:
     return str(setting("STREAMS_CHANNEL")).strip()
 
 
-def publish(*topics: str) -> None:
-    """Wake every waiter on these topics, in this process and (through the channel) in others."""
+def _pg_notify_sql(count: int) -> str:
+    return "SELECT " + ", ".join(["pg_notify(%s, %s)"] * count)
+
+
+def publish_on_commit(*topics: str) -> None:
+    """Wake the waiters on these topics once the current transaction commits (at once without one).
+
+    On the ``postgres`` channel the ``pg_notify`` calls run now, in one statement inside the
+    transaction: PostgreSQL delivers them at commit and drops them on rollback, so the publisher
+    needs no second round trip after commit. Waiters of this process and the ``redis`` channel
+    are woken by an on-commit hook.
+    """
     if not topics:
         return
+    if channel_kind() == "postgres" and connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute(_pg_notify_sql(len(topics)), [v for topic in topics for v in (PG_CHANNEL, topic)])
+        transaction.on_commit(functools.partial(_publish_local, topics))
+    else:
+        transaction.on_commit(functools.partial(publish, *topics))
+
+
+def _publish_local(topics: tuple[str, ...]) -> None:
     for hub in list(_hubs.values()):
         hub.fire_threadsafe(topics)
+
+
+def publish(*topics: str) -> None:
+    """Wake every waiter on these topics, in this process and (through the channel) in others.
+
+    Call it after the change committed (or use :func:`publish_on_commit`).
+    """
+    if not topics:
+        return
+    _publish_local(topics)
     kind = channel_kind()
     try:
         if kind == "postgres" and connection.vendor == "postgresql":
             with connection.cursor() as cursor:
-                for topic in topics:
-                    cursor.execute("SELECT pg_notify(%s, %s)", [PG_CHANNEL, topic])
+                cursor.execute(_pg_notify_sql(len(topics)), [v for topic in topics for v in (PG_CHANNEL, topic)])
         elif kind == "redis":
             global _redis_client
             if _redis_client is None:

@@ -1,7 +1,10 @@
-"""Receivers of the games app's on-commit signals: wake streams first, then notify.
+"""Receivers of the games app's signals.
 
-Runs after the move committed, inside the request that made it; nothing here may fail the
-move, so every receiver logs its error and returns.
+``moves_appended`` arrives inside ``move_submit``'s transaction, with the round in memory: the
+move's notifications are inserted there and commit with it, the wake-ups go out on commit
+(see ``streams.services.on_moves_appended``). Round starts and joins arrive on commit and are
+told in a transaction of their own; nothing there may fail the round or the join, so those
+receivers log their error and return.
 """
 
 from __future__ import annotations
@@ -12,19 +15,13 @@ from typing import Any
 from django.db import transaction
 from django.db.models.signals import post_save
 
-from streams import channels
-
 log = logging.getLogger(__name__)
 
 
-def _move_committed(sender: Any, *, game_id: int, version: int, seqs: list[int] | None = None, **_: Any) -> None:
-    channels.publish(channels.game_topic(game_id))
-    try:
-        from streams.services import on_move_committed
+def _moves_appended(sender: Any, *, game: Any, seats: list[Any], moves: list[Any], **_: Any) -> None:
+    from streams.services import on_moves_appended
 
-        on_move_committed(game_id=game_id, version=version, seqs=list(seqs or []))
-    except Exception:
-        log.exception("streams: notifications of game %s v%s failed", game_id, version)
+    on_moves_appended(game=game, seats=seats, moves=moves)
 
 
 def _round_started(sender: Any, *, game_id: int, **_: Any) -> None:
@@ -56,6 +53,6 @@ def connect() -> None:
     from games import services
     from games.models import Seat
 
-    services.move_committed.connect(_move_committed, dispatch_uid="streams.move_committed")
+    services.moves_appended.connect(_moves_appended, dispatch_uid="streams.moves_appended")
     services.round_started.connect(_round_started, dispatch_uid="streams.round_started")
     post_save.connect(_seat_saved, sender=Seat, dispatch_uid="streams.seat_saved")

@@ -1,22 +1,32 @@
-"""Writes of the streams app: notifications after a committed move or round, webhooks, reminders.
+"""Writes of the streams app: notifications of moves, rounds and joins, webhooks, reminders.
 
-Notifications are written after the move's transaction committed (the games app sends its
-signals on commit), in their own short transaction: a failure here can never undo or fail a
-move. What they tell is read back from the committed game, so it is what every client sees.
+A move's notifications (``your_turn``, ``round_over``, ``league_over``) are written inside the
+move's own transaction (the games app's ``moves_appended`` signal, sent by ``move_submit`` after it
+saved the game row): they are built from the round as ``move_submit`` holds it in memory (game,
+seats with players, the appended ledger rows), so they cost one bulk INSERT and one webhook
+look-up instead of re-reading the game, its seats and its last move after commit, and they commit
+or roll back together with the move (no move without its notifications, none for a move that did
+not happen). Only plain inserts run there; building the rows is guarded, so a bug in it is logged
+and cannot fail the move. Everything with effects outside the database waits for the commit: the
+webhook deliveries' Celery tasks, the turn reminder, and the wake-ups (``channels.publish_on_commit``;
+on PostgreSQL ``pg_notify`` is issued in the transaction, which delivers it at commit).
+
+Round starts and joins are told after their commit, in a short transaction of their own.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 from datetime import timedelta
 from typing import Any
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from games.models import Game, Player, Seat, Table
+from games.models import Game, Move, Player, Seat, Table
 from maumau.errors import NotFoundError, ValidationFailed
 from streams import channels
 from streams.conf import setting
@@ -30,45 +40,66 @@ def _iso(value: Any) -> str | None:
     return value.isoformat().replace("+00:00", "Z") if value is not None else None
 
 
+def _people_of(seats: list[Seat]) -> list[tuple[int, Seat]]:
+    """(game seat, Seat) of the persons among seats in game order (bots and leavers get nothing)."""
+    return [(index, seat) for index, seat in enumerate(seats)
+            if seat is not None and not seat.player.is_bot and not seat.left]
+
+
 def _people(game: Game) -> list[tuple[int, Seat]]:
-    """(game seat, Seat) of the persons in this round (bots and seats a bot took over get nothing)."""
+    """(game seat, Seat) of the persons in this round, read from the database."""
     at = {s.position: s for s in Seat.objects.filter(table_id=game.table_id).select_related("player")}
-    out = []
-    for index, position in enumerate(game.positions):
-        seat = at.get(position)
-        if seat is not None and not seat.player.is_bot and not seat.left:
-            out.append((index, seat))
-    return out
+    return _people_of([at.get(position) for position in game.positions])  # type: ignore[misc]
 
 
 def notifications_create(items: list[Notification]) -> list[Notification]:
-    """Write notifications, queue their webhook deliveries, wake the players' streams."""
+    """Write notifications in a transaction of their own, queue their webhook deliveries, wake the
+    players' streams (after commit)."""
     if not items:
         return []
     with transaction.atomic():
-        created = Notification.objects.bulk_create(items)
-        if any(n.pk is None for n in created):  # backends without RETURNING: read them back
-            created = list(Notification.objects.filter(player_id__in={n.player_id for n in items})
-                           .order_by("-id")[: len(items)])[::-1]
-        _deliveries_create(created)
-    channels.publish(*sorted({channels.player_topic(n.player_id) for n in created}))
+        created = _notifications_write(items)
+        channels.publish_on_commit(*sorted({channels.player_topic(n.player_id) for n in created}))
+    return created
+
+
+def _notifications_write(items: list[Notification]) -> list[Notification]:
+    """One INSERT for the notifications, their webhook deliveries; in the caller's transaction."""
+    if not items:
+        return []
+    created = Notification.objects.bulk_create(items)
+    if any(n.pk is None for n in created):  # backends without RETURNING: read them back
+        created = list(Notification.objects.filter(player_id__in={n.player_id for n in items})
+                       .order_by("-id")[: len(items)])[::-1]
+    _deliveries_create(created)
     return created
 
 
 def _deliveries_create(notifications: list[Notification]) -> None:
-    """One delivery per notification and matching webhook; queued when this transaction commits."""
+    """One delivery per notification and matching webhook; queued when this transaction commits.
+
+    The webhook look-up is one indexed query for the players notified; without webhooks (the
+    common case) nothing else runs.
+    """
     hooks = list(Webhook.objects.filter(player_id__in={n.player_id for n in notifications}, active=True))
     if not hooks:
         return
-    ids: list[int] = []
     now = timezone.now()
+    rows: list[WebhookDelivery] = []
     for note in notifications:
         body = json.dumps({"event": note.kind, "notification": note.payload()}, sort_keys=True,
                           separators=(",", ":"))
         for hook in hooks:
             if hook.player_id == note.player_id and hook.wants(note.kind):
-                ids.append(WebhookDelivery.objects.create(webhook=hook, event=note.kind, body=body,
-                                                          next_attempt_at=now).pk)
+                rows.append(WebhookDelivery(webhook=hook, event=note.kind, body=body, next_attempt_at=now))
+    if not rows:
+        return
+    if connection.features.can_return_rows_from_bulk_insert:
+        ids = [d.pk for d in WebhookDelivery.objects.bulk_create(rows)]
+    else:  # pragma: no cover - backends without RETURNING
+        ids = [WebhookDelivery.objects.create(**{f: getattr(d, f) for f in
+                                                 ("webhook", "event", "body", "next_attempt_at")}).pk
+               for d in rows]
 
     def enqueue() -> None:
         from streams.tasks import webhook_deliver
@@ -86,20 +117,34 @@ def _deliveries_create(notifications: list[Notification]) -> None:
 # --- what a committed move or round means for the players -----------------------------------------
 
 
-def on_move_committed(*, game_id: int, version: int, seqs: list[int]) -> list[Notification]:
-    """your_turn for the person now on turn (if the turn passed to them), round_over, league_over."""
-    game = Game.objects.filter(pk=game_id).select_related("table").first()
-    if game is None:
-        return []
-    people = _people(game)
+def on_moves_appended(*, game: Game, seats: list[Seat], moves: list[Move]) -> list[Notification]:
+    """Inside ``move_submit``'s transaction: your_turn for the person now on turn (if the turn
+    passed to them), round_over and league_over when the round ended; wake-ups on commit.
+
+    ``game`` is the saved row, ``seats`` the seats in game order with their players, ``moves`` the
+    ledger rows this transaction appended (the last one tells who moved last).
+    """
     items: list[Notification] = []
-    last = game.moves.filter(seq=max(seqs)).only("seat").first() if seqs else None
+    try:
+        items = _move_notifications(game, seats, moves)
+    except Exception:  # building is plain Python on loaded rows: a bug here must not fail the move
+        log.exception("streams: notifications of game %s v%s failed", game.pk, game.version)
+    created = _notifications_write(items)
+    channels.publish_on_commit(channels.game_topic(game.pk),
+                               *sorted({channels.player_topic(n.player_id) for n in created}))
+    return created
+
+
+def _move_notifications(game: Game, seats: list[Seat], moves: list[Move]) -> list[Notification]:
+    people = _people_of(seats)
+    items: list[Notification] = []
+    last = moves[-1] if moves else None
     if game.status == "active" and game.turn is not None:
         for index, seat in people:
             if index == game.turn and (last is None or last.seat != game.turn):
                 items.append(_your_turn(game, index, seat))
-                reminder_schedule(game=game)
-    elif game.status == "finished" and game.version in seqs:
+                transaction.on_commit(functools.partial(reminder_schedule, game=game))
+    elif game.status == "finished" and any(m.seq == game.version for m in moves):
         result = game.result or {}
         lines = {line.get("seat"): line for line in result.get("players", [])}
         for index, seat in people:
@@ -109,8 +154,8 @@ def on_move_committed(*, game_id: int, version: int, seqs: list[int]) -> list[No
                                                        "winner": result.get("winner"),
                                                        "reason": result.get("reason"), "seat": index,
                                                        "rank": line.get("rank"), "points": line.get("points")}))
-        items += _league_over(game.table)
-    return notifications_create(items)
+        items += _league_over(Table.objects.only("id", "league_id").get(pk=game.table_id))
+    return items
 
 
 def _your_turn(game: Game, index: int, seat: Seat) -> Notification:

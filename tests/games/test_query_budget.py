@@ -11,10 +11,10 @@ from tests.games.api_helpers import act, view
 
 pytestmark = pytest.mark.django_db
 
-#: token+user+player, key lookup, SAVEPOINT, [PostgreSQL: advisory try-lock on the key], game FOR
-#: UPDATE, seats+players, key re-check under the lock, INSERT move, UPDATE game, SAVEPOINT, INSERT
-#: idempotency record, RELEASE, RELEASE.
-MOVE_QUERIES = 12 + (1 if connection.vendor == "postgresql" else 0)
+#: token+user+player, SAVEPOINT, [PostgreSQL: advisory try-lock on the key], key lookup, game FOR
+#: UPDATE, seats+players, INSERT move, UPDATE game, INSERT your_turn notification, webhooks of the
+#: notified player, INSERT idempotency record, [PostgreSQL: pg_notify of the wake-ups], RELEASE.
+MOVE_QUERIES = 11 + (2 if connection.vendor == "postgresql" else 0)
 
 
 def slow_choice(legal: list[dict]) -> dict:
