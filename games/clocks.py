@@ -13,7 +13,8 @@ nothing to do:
    are left to the sweep.
 2. :func:`deadlines_sweep` (Celery beat, one scheduler) resolves every passed deadline: the
    backstop for lost tasks (a worker killed with its reserved ETA tasks, a broker that was down).
-3. The request path: the game view calls :func:`clocks_resolve_due`, and ``move_submit`` runs
+3. The request path: the game view calls :func:`clocks_resolve_due` when the row it read shows a
+   passed deadline (:func:`deadline_passed`), and ``move_submit`` runs
    :func:`clock_check` under its lock (see :func:`clocks_first`), so a request that finds a
    passed deadline resolves it before answering; a game never looks stuck to its players, and
    a late move comes after the timeout it missed.
@@ -209,11 +210,16 @@ def clock_check(game: Game) -> None:
 
     No query: it reads the row the caller already holds.
     """
-    if _resolving.get() or game.status != "active":
-        return
-    now = timezone.now()
-    if any(due is not None and due <= now for due in (game.deadline, game.hermann_deadline)):
+    if not _resolving.get() and deadline_passed(game):
         raise ClockDue(game.pk)
+
+
+def deadline_passed(game: Game, now: datetime | None = None) -> bool:
+    """Whether an active game's turn or Hermann deadline has passed (read from the row in hand)."""
+    if game.status != "active":
+        return False
+    now = now or timezone.now()
+    return any(due is not None and due <= now for due in (game.deadline, game.hermann_deadline))
 
 
 def clocks_first(move_submit: Callable[..., T]) -> Callable[..., T]:

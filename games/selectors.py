@@ -114,9 +114,18 @@ def player_me(*, player: Player) -> dict[str, Any]:
 
 def game_for_player(*, game_id: int, player: Player) -> tuple[Game, list[Seat], int]:
     """The game, its seats in game-seat order and the caller's game seat; 404 / 403 otherwise."""
+    return game_seats_for_player(game=game_get(game_id=game_id), player=player)
+
+
+def game_get(*, game_id: int) -> Game:
     game = Game.objects.filter(pk=game_id).first()
     if game is None:
         raise NotFoundError()
+    return game
+
+
+def game_seats_for_player(*, game: Game, player: Player) -> tuple[Game, list[Seat], int]:
+    """``game_for_player`` for a game already read: one query for the seats and their players."""
     at = {s.position: s for s in Seat.objects.filter(table_id=game.table_id).select_related("player")}
     seats = [at[p] for p in game.positions]
     viewer = next((i for i, s in enumerate(seats) if s.player_id == player.pk), None)
