@@ -28,6 +28,7 @@ from games.serializers import (
     TableSerializer,
 )
 from maumau.errors import ValidationFailed
+from maumau.params import query_int
 
 ERRORS = {code: OpenApiResponse(ErrorSerializer, description=text) for code, text in {
     400: "validation_error: malformed input",
@@ -205,11 +206,8 @@ class GameEventsApi(APIView):
         responses={200: LedgerSerializer, **errors(400, 401, 403, 404)},
     )
     def get(self, request: Request, game_id: int) -> Response:
-        try:
-            after = int(request.query_params.get("after", 0))
-            limit = int(request.query_params.get("limit", 500))
-        except ValueError as exc:
-            raise ValidationFailed(details={"field": "after/limit", "reason": "integers"}) from exc
+        after = query_int(request.query_params.get("after"), "after", 0)
+        limit = query_int(request.query_params.get("limit"), "limit", 500, minimum=1)
         game, _seats, viewer = selectors.game_for_player(game_id=game_id, player=caller(request))
         return Response(selectors.events_for_player(game=game, viewer=viewer, after=after, limit=limit))
 

@@ -12,7 +12,7 @@ from rest_framework.views import APIView
 
 from games.apis import errors
 from games.models import Player, Table
-from maumau.errors import DomainError
+from maumau.params import query_int
 from scoring import selectors, services
 from scoring.serializers import (
     HistoryLine,
@@ -144,13 +144,8 @@ class PlayerHistoryApi(APIView):
     )
     def get(self, request: Request, player_id: int | None = None) -> Response:
         player = request.user.player if player_id is None else _player_or_404(player_id)
-        try:
-            limit = int(request.query_params.get("limit", 50))
-            offset = int(request.query_params.get("offset", 0))
-        except ValueError as error:
-            raise DomainError("validation_error", details={"limit": "integer", "offset": "integer"}) from error
-        if not 1 <= limit <= HISTORY_PAGE_MAX or offset < 0:
-            raise DomainError("validation_error", details={"limit": f"1..{HISTORY_PAGE_MAX}", "offset": ">= 0"})
+        limit = query_int(request.query_params.get("limit"), "limit", 50, minimum=1, maximum=HISTORY_PAGE_MAX)
+        offset = query_int(request.query_params.get("offset"), "offset", 0)
         history = selectors.player_history(player=player)
         page = history[offset : offset + limit]
         return Response({"count": history.count(), "results": HistoryLine(page, many=True).data})

@@ -22,6 +22,7 @@ from rest_framework.authtoken.models import Token
 from games import selectors
 from games.models import Game, Player
 from maumau.errors import MESSAGES, DomainError, ValidationFailed, error_body
+from maumau.params import QUERY_INT_MAX, query_int
 from streams import channels
 from streams.conf import setting
 from streams.models import Notification
@@ -54,18 +55,6 @@ def _player_for_token(header: str) -> Player:
     if player is None:
         raise _Unauthenticated()
     return player
-
-
-def _int_param(request: HttpRequest, name: str, value: str | None) -> int | None:
-    if value is None or value == "":
-        return None
-    try:
-        number = int(value)
-    except ValueError as exc:
-        raise ValidationFailed(details={"field": name, "reason": "a non-negative integer"}) from exc
-    if number < 0:
-        raise ValidationFailed(details={"field": name, "reason": "a non-negative integer"})
-    return number
 
 
 def _sse(*, data: Any, event: str | None = None, event_id: int | None = None) -> bytes:
@@ -122,7 +111,7 @@ def _version_from_etag(value: str) -> int | None:
     for tag in value.split(","):
         tag = tag.strip().strip('"')
         for part in tag.split("-"):
-            if part.startswith("v") and part[1:].isdigit():
+            if part.startswith("v") and part[1:].isdigit() and int(part[1:]) <= QUERY_INT_MAX:
                 return int(part[1:])
     return None
 
@@ -141,7 +130,7 @@ async def game_wait(request: HttpRequest, game_id: int) -> HttpResponse:
         if not wait >= 0:  # also refuses NaN
             raise ValidationFailed(details={"field": "wait", "reason": "seconds, at most 60"})
         wait = min(wait, float(setting("STREAMS_LONGPOLL_MAX_SECONDS")))
-        after = _int_param(request, "after", request.GET.get("after"))
+        after = query_int(request.GET.get("after"), "after")
         if after is None:
             after = _version_from_etag(request.headers.get("If-None-Match", ""))
         hub = channels.hub()
@@ -191,8 +180,8 @@ def _ledger_after(game_id: int, viewer: int | None, after: int) -> tuple[list[di
 def _last_event_id(request: HttpRequest) -> int | None:
     header = request.headers.get("Last-Event-ID")
     if header is not None and header.strip():
-        return _int_param(request, "Last-Event-ID", header.strip())
-    return _int_param(request, "after", request.GET.get("after"))
+        return query_int(header.strip(), "Last-Event-ID")
+    return query_int(request.GET.get("after"), "after")
 
 
 async def game_stream(request: HttpRequest, game_id: int) -> HttpResponse:

@@ -1,0 +1,28 @@
+"""Whole numbers from query strings and headers, checked once for every endpoint.
+
+Counts, sequence numbers, versions and offsets of this service all fit 31 bits; a larger value
+from a client is refused as malformed (400) before it reaches the database, where it would not fit
+a column (SQLite raises on integers past 64 bits, PostgreSQL on values past the column's type).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from maumau.errors import ValidationFailed
+
+QUERY_INT_MAX = 2**31 - 1
+
+
+def query_int(value: Any, name: str, default: Any = None, *, minimum: int = 0,
+              maximum: int = QUERY_INT_MAX) -> Any:
+    """``value`` (a query parameter or header, possibly missing) as an int within the bounds."""
+    if value is None or value == "":
+        return default
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        number = None
+    if number is None or not minimum <= number <= maximum:
+        raise ValidationFailed(details={"field": name, "reason": f"a whole number from {minimum} to {maximum}"})
+    return number
