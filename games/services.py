@@ -32,6 +32,7 @@ from rest_framework.authtoken.models import Token
 from games import engine
 from games.clocks import clock_check, clock_schedule, clocks_first
 from games.models import Game, IdempotencyRecord, Move, Player, Seat, Table
+from games.rule_messages import rule_message
 from maumau.errors import (
     ConflictError,
     DomainError,
@@ -515,11 +516,11 @@ def _refusal(rnd: _Round, exc: engine.IllegalAction, *, actor: str, seat: int | 
     if exc.code == "game_over":
         return ConflictError("game_finished")
     if rnd.rules.penalize_illegal and actor in ("player", "bot") and seat is not None:
-        rnd.state = engine.GameState.from_json(rnd.game.state)  # apply() validated before changing
-        penalty = engine.penalize_illegal(rnd.state, seat, action)
+        penalty = engine.penalize_illegal(rnd.state, seat, action)  # a refused apply() changed nothing
         if penalty:
             rnd.append(actor="system", seat=seat, player=player, action=action, events=penalty, now=now)
-    return IllegalMoveError(details={"reason": exc.code, "rule": str(exc.message), **(exc.details or {})})
+    return IllegalMoveError(message=rule_message(exc.code),
+                            details={"reason": exc.code, "rule": str(exc.message), **(exc.details or {})})
 
 
 def _bots_play(rnd: _Round, now: Any) -> None:

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 
+from games import engine
 from games.models import Game, Move
+from games.rule_messages import RULE_MESSAGES
 from tests.games.api_helpers import act, setup_for, view
 
 pytestmark = pytest.mark.django_db
@@ -69,10 +74,24 @@ def test_a_move_the_rules_forbid_is_422_with_the_reason(rigged) -> None:  # type
     assert Game.objects.get(pk=game["id"]).version == 0
 
 
-def test_illegal_move_message_is_translated(rigged) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.parametrize("language,message", [
+    ("en", "The card does not fit the top card."),
+    ("de", "Die Karte passt nicht auf die oberste Karte."),
+    ("fr", "La carte ne va pas sur la carte du dessus."),
+])
+def test_illegal_move_message_names_the_rule_in_the_callers_language(  # type: ignore[no-untyped-def]
+        rigged, language, message) -> None:
     _table, host, _guest, game = rigged
-    response = act(host, game["id"], {"type": "play", "cards": ["KS"]}, HTTP_ACCEPT_LANGUAGE="de")
-    assert response.json()["error"]["message"] == "Die Regeln erlauben diesen Zug nicht."
+    response = act(host, game["id"], {"type": "play", "cards": ["KS"]}, HTTP_ACCEPT_LANGUAGE=language)
+    error = response.json()["error"]
+    assert (error["message"], error["details"]["reason"]) == (message, "card_does_not_fit")
+
+
+def test_every_rule_refusal_of_the_engine_has_a_translated_message() -> None:
+    source = Path(engine.__file__).with_name("engine.py").read_text()
+    codes = set(re.findall(r'IllegalAction\(\s*"([a-z_]+)"', source))
+    answered_otherwise = {"not_your_turn", "game_over", "not_seated", "unknown_action"}  # 409 / 403 / 400
+    assert codes - answered_otherwise <= set(RULE_MESSAGES), codes - answered_otherwise - set(RULE_MESSAGES)
 
 
 @pytest.mark.parametrize("body", [
