@@ -152,6 +152,16 @@ def _table_locked(table_id: int) -> Table:
     return table
 
 
+def _table_of_host(table_id: int, player: Player) -> Table:
+    """The locked table, for what only its host may do while it is not closed."""
+    table = _table_locked(table_id)
+    if table.host_id != player.pk:
+        raise PermissionDeniedError(message=_("Only the host may do this."))
+    if table.status == "closed":
+        raise ConflictError("table_state", details={"reason": "table_closed"})
+    return table
+
+
 def _active_game(table: Table) -> Game | None:
     return table.games.filter(status="active").order_by("-number").first()
 
@@ -187,11 +197,7 @@ def table_join(*, table_id: int, player: Player) -> Table:
 def table_bot_add(*, table_id: int, player: Player, level: str) -> Table:
     """The host seats a bot; it gets its own bot Player so results always name a Player."""
     with transaction.atomic():
-        table = _table_locked(table_id)
-        if table.host_id != player.pk:
-            raise PermissionDeniedError(message=_("Only the host may do this."))
-        if table.status == "closed":
-            raise ConflictError("table_state", details={"reason": "table_closed"})
+        table = _table_of_host(table_id, player)
         seats = list(table.seats.all())
         if sum(1 for s in seats if not s.left) >= table.max_players:
             raise ConflictError("table_full", details={"max_players": table.max_players})
@@ -277,11 +283,7 @@ def _setup_args(setup: Any, players: int) -> dict[str, Any]:
 def round_start(*, table_id: int, player: Player, seed: Any = None, setup: Any = None) -> Game:
     """The host starts the first round or the next one ("Nochmal!"), opened by the next seat."""
     with transaction.atomic():
-        table = _table_locked(table_id)
-        if table.host_id != player.pk:
-            raise PermissionDeniedError(message=_("Only the host may do this."))
-        if table.status == "closed":
-            raise ConflictError("table_state", details={"reason": "table_closed"})
+        table = _table_of_host(table_id, player)
         from scoring.services import league_assert_open  # a finished league takes no more rounds
 
         league_assert_open(league=table.league)
