@@ -459,7 +459,7 @@ def apply(state: GameState, seat: int | None, action: dict[str, Any]) -> tuple[G
     if kind == "play":
         plan = _check_play(state, seat, action)
         state.charged = []
-        _settle_calls(state, seat, plan["say"], events)
+        _settle_calls(state, seat, plan.say, events)
         _play(state, seat, action, plan, events)
     elif kind == "draw":
         _check_draw(state, seat)
@@ -511,7 +511,20 @@ def penalize_illegal(state: GameState, seat: int, action: dict[str, Any]) -> lis
     return events
 
 
-def _check_play(state: GameState, seat: int, action: dict[str, Any]) -> dict[str, Any]:
+@dataclass(slots=True)
+class _Plan:
+    """A play that passed every check: what it will do, decided before anything changes."""
+
+    names: list[str]  # the cards as laid, jokers by their declared names
+    end: int  # index of the main card (an ace chain's cover); later cards are final jacks
+    wins: bool
+    empties: bool  # the hand is empty after the play (a win unless a call or rule says otherwise)
+    said_maumau: bool
+    say: Any
+    swaps: bool  # a QH swap with the given target happens
+
+
+def _check_play(state: GameState, seat: int, action: dict[str, Any]) -> _Plan:
     """Validate a play completely, before any change, and return what it will do."""
     rules = state.rules
     hand = state.hands[seat]
@@ -585,8 +598,8 @@ def _check_play(state: GameState, seat: int, action: dict[str, Any]) -> dict[str
             raise IllegalAction("target_required", "the queen of hearts swaps hands: name a target seat")
         if target is not None and (target == seat or not 0 <= target < len(state.hands)):
             raise IllegalAction("invalid_target", "swap with another seat of the table", {"target": target})
-    return {"names": names, "end": end, "wins": wins, "empties": empties, "said_maumau": said_maumau,
-            "say": say, "swaps": swaps and target is not None}
+    return _Plan(names=names, end=end, wins=wins, empties=empties, said_maumau=said_maumau, say=say,
+                 swaps=swaps and target is not None)
 
 
 def _check_draw(state: GameState, seat: int) -> None:
@@ -674,12 +687,12 @@ def _close_hermann(state: GameState, losers: list[int], events: list[dict[str, A
         _draw_cards(state, loser, 1, "hermann", events)
 
 
-def _play(state: GameState, seat: int, action: dict[str, Any], plan: dict[str, Any],
+def _play(state: GameState, seat: int, action: dict[str, Any], plan: _Plan,
           events: list[dict[str, Any]]) -> None:
     rules = state.rules
     cards = action["cards"]
-    names = plan["names"]
-    say = plan["say"]
+    names = plan.names
+    say = plan.say
     hand = state.hands[seat]
     previous_top = state.top
     for card in cards:
@@ -694,18 +707,18 @@ def _play(state: GameState, seat: int, action: dict[str, Any], plan: dict[str, A
     if jokers:
         played["as"] = jokers
     events.append(played)
-    if plan["wins"]:
+    if plan.wins:
         if rules.announcements:
             events.append({"type": "said", "seat": seat, "word": "maumau"})
-        multiplier = 1 + (len(cards) - plan["end"] - 1 if rules.final_jacks else 0)
+        multiplier = 1 + (len(cards) - plan.end - 1 if rules.final_jacks else 0)
         _finish(state, seat, "mau_mau", multiplier, events)
         return
-    if plan["empties"]:
-        reason = "forgot_maumau" if not plan["said_maumau"] else "jack_last"
+    if plan.empties:
+        reason = "forgot_maumau" if not plan.said_maumau else "jack_last"
         _draw_cards(state, seat, 1, reason, events)
     effects = _card_effects(state, seat, names, events)
     _set_wish(state, seat, previous_top, names, action.get("wish"), events)
-    if plan["swaps"]:
+    if plan.swaps:
         target = action["target"]
         state.hands[seat], state.hands[target] = state.hands[target], state.hands[seat]
         events.append({"type": "hands_swapped", "seats": [seat, target]})
@@ -769,18 +782,18 @@ def _set_wish(state: GameState, seat: int, previous_top: str, names: list[str], 
         events.append({"type": "wish", "seat": seat, "suit": wish})
 
 
-def _announce(state: GameState, seat: int, plan: dict[str, Any], effects: _Effects,
+def _announce(state: GameState, seat: int, plan: _Plan, effects: _Effects,
               events: list[dict[str, Any]]) -> None:
     """Calls after a play that did not win: said now, or owed until the next player acts."""
     rules = state.rules
-    say = plan["say"]
+    say = plan.say
     owed = []
     for word in say:
         if (word == "pik" and effects.spade) or (word == "hermann" and effects.hermann):
             events.append({"type": "said", "seat": seat, "word": word})
     if effects.spade and "pik" not in say:
         owed.append("pik")
-    if len(state.hands[seat]) == 1 and not plan["empties"]:
+    if len(state.hands[seat]) == 1 and not plan.empties:
         if not rules.announcements:
             events.append({"type": "mau", "seat": seat})  # the game announces it for the player
         elif "mau" in say:
