@@ -607,6 +607,13 @@ def _publish(rnd: _Round) -> None:
     transaction.on_commit(lambda: move_committed.send(sender=Game, game_id=game_id, version=version, seqs=seqs))
 
 
+def idempotency_records_purge(*, keep: timedelta) -> int:
+    """Forget stored answers older than ``keep``: a retry comes within seconds or minutes, and a
+    key reused after that is a new request (Stripe keeps keys for 24 hours, so do we by default)."""
+    deleted, _ = IdempotencyRecord.objects.filter(created_at__lt=timezone.now() - keep).delete()
+    return deleted
+
+
 def game_seat_of(*, game: Game, seats: list[Seat], player: Player) -> int | None:
     for index, seat in enumerate(_seats_in_game_order(game, seats)):
         if seat.player_id == player.pk:

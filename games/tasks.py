@@ -10,9 +10,12 @@ expires after one period so a backlog of ticks collapses into one.
 
 from __future__ import annotations
 
-from celery import shared_task
+from datetime import timedelta
 
-from games import clocks
+from celery import shared_task
+from django.conf import settings
+
+from games import clocks, services
 
 
 @shared_task(name="games.turn_expire", acks_late=True, ignore_result=True)
@@ -28,3 +31,8 @@ def hermann_expire_task(*, game_id: int, version: int) -> str:
 @shared_task(name="games.deadlines_sweep", ignore_result=True)
 def deadlines_sweep_task() -> int:
     return clocks.deadlines_sweep()
+
+
+@shared_task(name="games.idempotency_purge", ignore_result=True)
+def idempotency_purge_task() -> int:
+    return services.idempotency_records_purge(keep=timedelta(hours=settings.MAUMAU_IDEMPOTENCY_KEEP_HOURS))

@@ -184,7 +184,12 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TIMEZONE = "UTC"
-CELERY_BEAT_SCHEDULE: dict[str, Any] = {"webhook-sweep": {"task": "streams.tasks.webhook_sweep", "schedule": 60.0}}
+CELERY_BEAT_SCHEDULE: dict[str, Any] = {
+    "webhook-sweep": {"task": "streams.tasks.webhook_sweep", "schedule": 60.0},
+    "idempotency-purge": {"task": "games.idempotency_purge", "schedule": 3600.0},
+}
+# Stored answers of Idempotency-Keys are kept this long, then purged hourly.
+MAUMAU_IDEMPOTENCY_KEEP_HOURS = float(os.environ.get("MAUMAU_IDEMPOTENCY_KEEP_HOURS", "24"))
 # Turn clocks (games/clocks.py): sweep period, the longest broker ETA (longer deadlines are left
 # to the sweep), timeouts in a row before a bot takes a seat over, the queue of clock tasks.
 MAUMAU_CLOCK_SWEEP_SECONDS = float(os.environ.get("MAUMAU_CLOCK_SWEEP_SECONDS", "2"))

@@ -82,3 +82,18 @@ def test_house_penalty_with_a_key_is_replayed_not_charged_again(house_round) -> 
     again = act(host, game["id"], {"type": "play", "cards": ["KS"]}, HTTP_IDEMPOTENCY_KEY="oops")
     assert first.status_code == again.status_code == 422 and first.json() == again.json()
     assert Move.objects.filter(game_id=game["id"]).count() == 1
+
+
+def test_stored_answers_are_kept_a_day_then_purged_by_the_hourly_task(two_people, time_machine) -> None:  # type: ignore[no-untyped-def]
+    from datetime import UTC, datetime, timedelta
+
+    from games.tasks import idempotency_purge_task
+
+    time_machine.move_to(datetime(2030, 1, 1, 12, 0, tzinfo=UTC), tick=False)
+    _table, host, guest, game = two_people("classic", {"turn_seconds": 0}, setup=setup_for("classic", HANDS, "9H"))
+    assert act(host, game["id"], {"type": "play", "cards": ["7H"]}, HTTP_IDEMPOTENCY_KEY="old").status_code == 200
+    time_machine.shift(timedelta(hours=23))
+    assert act(guest, game["id"], {"type": "draw"}, HTTP_IDEMPOTENCY_KEY="young").status_code == 200
+    time_machine.shift(timedelta(hours=2))
+    assert idempotency_purge_task() == 1
+    assert list(IdempotencyRecord.objects.values_list("key", flat=True)) == ["young"]
