@@ -40,3 +40,14 @@ def test_a_database_url_gets_its_own_test_database_per_run(monkeypatch: pytest.M
     config = settings.database_config()
     assert config["ENGINE"] == "django.db.backends.postgresql" and config["NAME"] == "maumau"
     assert config["TEST"]["NAME"] == "test_maumau_42"
+
+
+@pytest.mark.django_db
+def test_the_models_and_their_migrations_agree() -> None:
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    out = StringIO()
+    call_command("makemigrations", "--check", "--dry-run", stdout=out)  # exits non-zero on a missing migration
+    assert "No changes detected" in out.getvalue()
