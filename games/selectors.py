@@ -11,7 +11,7 @@ from typing import Any
 
 from django.db.models import Prefetch, Q
 
-from games import engine
+from games import engine, sql
 from games.models import Game, Move, Player, Seat, Table
 from maumau.errors import NotFoundError, PermissionDeniedError
 
@@ -118,7 +118,7 @@ def game_for_player(*, game_id: int, player: Player) -> tuple[Game, list[Seat], 
 
 
 def game_get(*, game_id: int) -> Game:
-    game = Game.objects.filter(pk=game_id).first()
+    game = sql.game_row(game_id)
     if game is None:
         raise NotFoundError()
     return game
@@ -126,7 +126,7 @@ def game_get(*, game_id: int) -> Game:
 
 def game_seats_for_player(*, game: Game, player: Player) -> tuple[Game, list[Seat], int]:
     """``game_for_player`` for a game already read: one query for the seats and their players."""
-    at = {s.position: s for s in Seat.objects.filter(table_id=game.table_id).select_related("player")}
+    at = {s.position: s for s in sql.seats_with_players(game.table_id)}
     seats = [at[p] for p in game.positions]
     viewer = next((i for i, s in enumerate(seats) if s.player_id == player.pk), None)
     if viewer is None:

@@ -29,7 +29,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from rest_framework.authtoken.models import Token
 
-from games import engine
+from games import engine, sql
 from games.clocks import clock_check, clock_schedule, clocks_first
 from games.models import Game, IdempotencyRecord, Move, Player, Seat, Table
 from games.rule_messages import rule_message
@@ -445,13 +445,12 @@ def move_submit(
             replay = _idempotent_replay(player, idempotency_key, fingerprint)
             if replay is not None:
                 return replay
-        game = Game.objects.select_for_update().filter(pk=game_id).first()
+        game = sql.game_row(game_id, for_update=True)
         if game is None:
             raise NotFoundError()
         if actor != "clock":
             clock_check(game)  # a passed deadline is resolved first (ClockDue, see clocks_first)
-        seats = _seats_in_game_order(game, list(Seat.objects.filter(table_id=game.table_id)
-                                                .select_related("player")))
+        seats = _seats_in_game_order(game, sql.seats_with_players(game.table_id))
         if actor == "player":
             assert player is not None
             seat = next((i for i, s in enumerate(seats) if s.player_id == player.pk), None)
@@ -573,7 +572,7 @@ def _bot_apply(rnd: _Round, game_seat: int, choice: dict[str, Any], now: Any) ->
 def _save_round(rnd: _Round, now: Any) -> None:
     """One INSERT for the new ledger rows, one UPDATE for the game; the round's end if it ended."""
     game, state = rnd.game, rnd.state
-    Move.objects.bulk_create(rnd.pending)
+    sql.moves_insert(rnd.pending)
     turn_passed = game.state["turns"] != state.turns or game.turn != state.turn
     game.state = state.to_json()
     game.turn = state.turn if state.status == "active" else None
@@ -584,7 +583,7 @@ def _save_round(rnd: _Round, now: Any) -> None:
         game.result = state.result
         game.finished_at = now
         fields += ["status", "result", "finished_at"]
-    game.save(update_fields=fields)
+    sql.game_update(game, fields)
     if game.status == "finished":
         _round_finish(game)
 

@@ -1,0 +1,204 @@
+"""Fixed SQL for the statements every move and every game view runs.
+
+Why: on this service the ORM's SQL compilation (~0.3-0.5 ms per query) costs more than
+PostgreSQL needs to run these small statements, and a move runs several of them. Each statement
+here is built once per model from the model's ``_meta`` (so it follows the models), and its rows
+become model instances through ``Model.from_db`` with the converters the ORM itself applies, so
+callers get exactly what the QuerySet they replace gave them (related objects included). Written
+values go through each field's ``get_db_prep_save``, as in ``save()`` and ``bulk_create()``. These
+writes send no model signals; neither did ``bulk_create``, and no receiver listens to ``Game``.
+
+Only statements on the hot path live here; everything else stays with the ORM.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from functools import cache
+from typing import Any
+
+from django.db import DatabaseError, connection
+from django.db.models import Model
+from rest_framework.authtoken.models import Token
+
+from games.models import Game, Move, Player, Seat
+
+Loader = Callable[[Sequence[Any]], Model]
+
+
+def _qn(name: str) -> str:
+    return connection.ops.quote_name(name)
+
+
+def _columns(model: type[Model], alias: str) -> str:
+    """``alias."col", ...`` for every concrete field of ``model``, in ``_meta`` order."""
+    return ", ".join(f"{alias}.{_qn(f.column)}" for f in model._meta.concrete_fields)
+
+
+@cache
+def _loader_parts(model: type[Model], vendor: str) -> tuple[tuple[str, ...], tuple[tuple[Any, tuple[Any, ...]], ...]]:
+    """Field names and, per field, its column with the converters the ORM applies to it (per backend)."""
+    names, converters = [], []
+    for field in model._meta.concrete_fields:
+        column = field.get_col(model._meta.db_table)
+        names.append(field.attname)
+        converters.append((column, tuple(connection.ops.get_db_converters(column)
+                                         + column.get_db_converters(connection))))
+    return tuple(names), tuple(converters)
+
+
+def _load(model: type[Model], row: Sequence[Any]) -> Model:
+    """One model instance from its columns (``_meta`` order), as a QuerySet would build it."""
+    names, converters = _loader_parts(model, connection.vendor)
+    values = []
+    for value, (column, field_converters) in zip(row, converters, strict=True):
+        for convert in field_converters:
+            value = convert(value, column, connection)
+        values.append(value)
+    return model.from_db(connection.alias, names, values)
+
+
+def _width(model: type[Model]) -> int:
+    return len(model._meta.concrete_fields)
+
+
+# --- token authentication ------------------------------------------------------------------------
+
+
+@cache
+def _token_sql(vendor: str) -> str:
+    token_user = Token._meta.get_field("user")
+    user = token_user.related_model
+    user_pk = f"u.{_qn(user._meta.pk.column)}"
+    return (
+        f"SELECT {_columns(Token, 't')}, {_columns(user, 'u')}, {_columns(Player, 'p')} "
+        f"FROM {_qn(Token._meta.db_table)} t "
+        f"INNER JOIN {_qn(user._meta.db_table)} u ON {user_pk} = t.{_qn(token_user.column)} "
+        f"LEFT OUTER JOIN {_qn(Player._meta.db_table)} p "
+        f"ON p.{_qn(Player._meta.get_field('user').column)} = {user_pk} "
+        f"WHERE t.{_qn(Token._meta.get_field('key').column)} = %s"
+    )
+
+
+def token_with_user_and_player(key: str) -> Token | None:
+    """``Token.objects.select_related("user__player").get(key=key)`` in fixed SQL (every request
+    runs it). ``token.user`` and ``token.user.player`` are loaded; a user without a player has
+    ``player`` cached as missing, as select_related leaves it."""
+    with connection.cursor() as cursor:
+        cursor.execute(_token_sql(connection.vendor), [key])
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    user_field = Token._meta.get_field("user")
+    user_model = user_field.related_model
+    token_end = _width(Token)
+    user_end = token_end + _width(user_model)
+    token = _load(Token, row[:token_end])
+    user = _load(user_model, row[token_end:user_end])
+    player_row = row[user_end:]
+    player = _load(Player, player_row) if player_row[0] is not None else None
+    user_field.set_cached_value(token, user)
+    player_user = Player._meta.get_field("user")
+    player_user.remote_field.set_cached_value(user, player)
+    if player is not None:
+        player_user.set_cached_value(player, user)
+    return token
+
+
+# --- games and seats -----------------------------------------------------------------------------
+
+
+@cache
+def _game_sql(vendor: str, for_update: bool) -> str:
+    lock = " FOR UPDATE" if for_update and connection.features.has_select_for_update else ""
+    pk = _qn(Game._meta.pk.column)
+    return f"SELECT {_columns(Game, 'g')} FROM {_qn(Game._meta.db_table)} g WHERE g.{pk} = %s{lock}"
+
+
+def game_row(game_id: int, *, for_update: bool = False) -> Game | None:
+    """``Game.objects[.select_for_update()].filter(pk=game_id).first()`` in fixed SQL: every move
+    locks this row and every game view reads it. ``FOR UPDATE`` only where the backend has it
+    (SQLite runs one writer at a time anyway)."""
+    with connection.cursor() as cursor:
+        cursor.execute(_game_sql(connection.vendor, for_update), [game_id])
+        row = cursor.fetchone()
+    return _load(Game, row) if row is not None else None  # type: ignore[return-value]
+
+
+@cache
+def _seats_sql(vendor: str) -> str:
+    return (
+        f"SELECT {_columns(Seat, 's')}, {_columns(Player, 'p')} "
+        f"FROM {_qn(Seat._meta.db_table)} s INNER JOIN {_qn(Player._meta.db_table)} p "
+        f"ON p.{_qn(Player._meta.pk.column)} = s.{_qn(Seat._meta.get_field('player').column)} "
+        f"WHERE s.{_qn(Seat._meta.get_field('table').column)} = %s "
+        f"ORDER BY s.{_qn(Seat._meta.get_field('position').column)}"
+    )
+
+
+def seats_with_players(table_id: int) -> list[Seat]:
+    """``Seat.objects.filter(table_id=...).select_related("player")`` (ordered by position) in
+    fixed SQL: every move and every game view reads a table's seats with their players."""
+    with connection.cursor() as cursor:
+        cursor.execute(_seats_sql(connection.vendor), [table_id])
+        rows = cursor.fetchall()
+    seat_end = _width(Seat)
+    player_field = Seat._meta.get_field("player")
+    seats = []
+    for row in rows:
+        seat = _load(Seat, row[:seat_end])
+        player_field.set_cached_value(seat, _load(Player, row[seat_end:]))
+        seats.append(seat)
+    return seats  # type: ignore[return-value]
+
+
+# --- writes of a move ----------------------------------------------------------------------------
+
+
+def _insert_fields(model: type[Model]) -> list[Any]:
+    return [f for f in model._meta.concrete_fields if f is not model._meta.pk]
+
+
+@cache
+def _moves_insert_sql(vendor: str, rows: int) -> str:
+    fields = _insert_fields(Move)
+    values = "(" + ", ".join(["%s"] * len(fields)) + ")"
+    return (
+        f"INSERT INTO {_qn(Move._meta.db_table)} ({', '.join(_qn(f.column) for f in fields)}) "
+        f"VALUES {', '.join([values] * rows)} RETURNING {_qn(Move._meta.pk.column)}"
+    )
+
+
+def moves_insert(moves: list[Move]) -> None:
+    """``Move.objects.bulk_create(moves)`` in fixed SQL (one statement, ids set on the rows): every
+    move appends at least one ledger row. Backends without ``RETURNING`` keep ``bulk_create``."""
+    if not moves:
+        return
+    if not connection.features.can_return_rows_from_bulk_insert:  # pragma: no cover
+        Move.objects.bulk_create(moves)
+        return
+    fields = _insert_fields(Move)
+    params = [f.get_db_prep_save(f.pre_save(m, True), connection) for m in moves for f in fields]
+    with connection.cursor() as cursor:
+        cursor.execute(_moves_insert_sql(connection.vendor, len(moves)), params)
+        ids = [row[0] for row in cursor.fetchall()]
+    for move, pk in zip(moves, ids, strict=True):
+        move.pk = pk
+        move._state.adding = False
+        move._state.db = connection.alias
+
+
+@cache
+def _game_update_sql(vendor: str, columns: tuple[str, ...]) -> str:
+    sets = ", ".join(f"{_qn(c)} = %s" for c in columns)
+    return f"UPDATE {_qn(Game._meta.db_table)} SET {sets} WHERE {_qn(Game._meta.pk.column)} = %s"
+
+
+def game_update(game: Game, fields: list[str]) -> None:
+    """``game.save(update_fields=fields)`` in fixed SQL: every move writes its game row once."""
+    model_fields = [Game._meta.get_field(name) for name in fields]
+    params = [f.get_db_prep_save(getattr(game, f.attname), connection) for f in model_fields]
+    with connection.cursor() as cursor:
+        cursor.execute(_game_update_sql(connection.vendor, tuple(f.column for f in model_fields)), [*params, game.pk])
+        if cursor.rowcount != 1:
+            raise DatabaseError("Save with update_fields did not affect any rows.")
