@@ -572,7 +572,7 @@ def _bot_apply(rnd: _Round, game_seat: int, choice: dict[str, Any], now: Any) ->
 def _save_round(rnd: _Round, now: Any) -> None:
     """One INSERT for the new ledger rows, one UPDATE for the game; the round's end if it ended."""
     game, state = rnd.game, rnd.state
-    sql.moves_insert(rnd.pending)
+    sql.rows_insert(rnd.pending)
     turn_passed = game.state["turns"] != state.turns or game.turn != state.turn
     game.state = state.to_json()
     game.turn = state.turn if state.status == "active" else None

@@ -13,17 +13,16 @@ Only statements on the hot path live here; everything else stays with the ORM.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from functools import cache
+from collections.abc import Sequence
+from functools import cache, lru_cache
 from typing import Any
 
+from django.apps import apps
 from django.db import DatabaseError, connection
 from django.db.models import Model
 from rest_framework.authtoken.models import Token
 
-from games.models import Game, Move, Player, Seat
-
-Loader = Callable[[Sequence[Any]], Model]
+from games.models import Game, Player, Seat
 
 
 def _qn(name: str) -> str:
@@ -125,12 +124,23 @@ def game_row(game_id: int, *, for_update: bool = False) -> Game | None:
     return _load(Game, row) if row is not None else None  # type: ignore[return-value]
 
 
+def _webhook_model() -> type[Model] | None:
+    return apps.get_model("streams", "Webhook") if apps.is_installed("streams") else None
+
+
 @cache
 def _seats_sql(vendor: str) -> str:
+    player_pk = f"p.{_qn(Player._meta.pk.column)}"
+    webhook = _webhook_model()
+    flag = "NULL"
+    if webhook is not None:
+        flag = (f"EXISTS (SELECT 1 FROM {_qn(webhook._meta.db_table)} w "
+                f"WHERE w.{_qn(webhook._meta.get_field('player').column)} = {player_pk} "
+                f"AND w.{_qn(webhook._meta.get_field('active').column)})")
     return (
-        f"SELECT {_columns(Seat, 's')}, {_columns(Player, 'p')} "
+        f"SELECT {_columns(Seat, 's')}, {_columns(Player, 'p')}, {flag} "
         f"FROM {_qn(Seat._meta.db_table)} s INNER JOIN {_qn(Player._meta.db_table)} p "
-        f"ON p.{_qn(Player._meta.pk.column)} = s.{_qn(Seat._meta.get_field('player').column)} "
+        f"ON {player_pk} = s.{_qn(Seat._meta.get_field('player').column)} "
         f"WHERE s.{_qn(Seat._meta.get_field('table').column)} = %s "
         f"ORDER BY s.{_qn(Seat._meta.get_field('position').column)}"
     )
@@ -138,16 +148,23 @@ def _seats_sql(vendor: str) -> str:
 
 def seats_with_players(table_id: int) -> list[Seat]:
     """``Seat.objects.filter(table_id=...).select_related("player")`` (ordered by position) in
-    fixed SQL: every move and every game view reads a table's seats with their players."""
+    fixed SQL: every move and every game view reads a table's seats with their players.
+
+    Each player also gets ``has_active_webhooks`` (True/False; None without the streams app):
+    most players have no webhook, and a move that knows it skips the webhook look-up of its
+    notifications (see ``streams.services.on_moves_appended``)."""
     with connection.cursor() as cursor:
         cursor.execute(_seats_sql(connection.vendor), [table_id])
         rows = cursor.fetchall()
     seat_end = _width(Seat)
+    player_end = seat_end + _width(Player)
     player_field = Seat._meta.get_field("player")
     seats = []
     for row in rows:
         seat = _load(Seat, row[:seat_end])
-        player_field.set_cached_value(seat, _load(Player, row[seat_end:]))
+        player = _load(Player, row[seat_end:player_end])
+        player.has_active_webhooks = None if row[player_end] is None else bool(row[player_end])
+        player_field.set_cached_value(seat, player)
         seats.append(seat)
     return seats  # type: ignore[return-value]
 
@@ -159,33 +176,39 @@ def _insert_fields(model: type[Model]) -> list[Any]:
     return [f for f in model._meta.concrete_fields if f is not model._meta.pk]
 
 
-@cache
-def _moves_insert_sql(vendor: str, rows: int) -> str:
-    fields = _insert_fields(Move)
+@lru_cache(maxsize=64)
+def _insert_sql(model: type[Model], vendor: str, rows: int) -> str:
+    fields = _insert_fields(model)
     values = "(" + ", ".join(["%s"] * len(fields)) + ")"
     return (
-        f"INSERT INTO {_qn(Move._meta.db_table)} ({', '.join(_qn(f.column) for f in fields)}) "
-        f"VALUES {', '.join([values] * rows)} RETURNING {_qn(Move._meta.pk.column)}"
+        f"INSERT INTO {_qn(model._meta.db_table)} ({', '.join(_qn(f.column) for f in fields)}) "
+        f"VALUES {', '.join([values] * rows)} RETURNING {_qn(model._meta.pk.column)}"
     )
 
 
-def moves_insert(moves: list[Move]) -> None:
-    """``Move.objects.bulk_create(moves)`` in fixed SQL (one statement, ids set on the rows): every
-    move appends at least one ledger row. Backends without ``RETURNING`` keep ``bulk_create``."""
-    if not moves:
+def rows_insert(objs: Sequence[Model]) -> None:
+    """``type(objs[0]).objects.bulk_create(objs)`` in fixed SQL (one statement, ids set on the
+    rows): every move appends ledger rows and most write a notification. As in bulk_create, the
+    fields' ``pre_save`` runs (``auto_now_add``) and no signal is sent. Backends without
+    ``RETURNING`` keep ``bulk_create``."""
+    if not objs:
         return
+    model = type(objs[0])
     if not connection.features.can_return_rows_from_bulk_insert:  # pragma: no cover
-        Move.objects.bulk_create(moves)
+        model._default_manager.bulk_create(objs)
         return
-    fields = _insert_fields(Move)
-    params = [f.get_db_prep_save(f.pre_save(m, True), connection) for m in moves for f in fields]
-    with connection.cursor() as cursor:
-        cursor.execute(_moves_insert_sql(connection.vendor, len(moves)), params)
-        ids = [row[0] for row in cursor.fetchall()]
-    for move, pk in zip(moves, ids, strict=True):
-        move.pk = pk
-        move._state.adding = False
-        move._state.db = connection.alias
+    fields = _insert_fields(model)
+    size = max(1, connection.ops.bulk_batch_size(fields, objs))  # as bulk_create splits them
+    for start in range(0, len(objs), size):
+        batch = objs[start:start + size]
+        params = [f.get_db_prep_save(f.pre_save(obj, True), connection) for obj in batch for f in fields]
+        with connection.cursor() as cursor:
+            cursor.execute(_insert_sql(model, connection.vendor, len(batch)), params)
+            ids = [row[0] for row in cursor.fetchall()]
+        for obj, pk in zip(batch, ids, strict=True):
+            obj.pk = pk
+            obj._state.adding = False
+            obj._state.db = connection.alias
 
 
 @cache

@@ -26,6 +26,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from games import sql
 from games.models import Game, Move, Player, Seat, Table
 from maumau.errors import NotFoundError, ValidationFailed
 from streams import channels
@@ -63,25 +64,31 @@ def notifications_create(items: list[Notification]) -> list[Notification]:
     return created
 
 
-def _notifications_write(items: list[Notification]) -> list[Notification]:
-    """One INSERT for the notifications, their webhook deliveries; in the caller's transaction."""
+def _notifications_write(items: list[Notification], *,
+                         without_webhooks: frozenset[int] = frozenset()) -> list[Notification]:
+    """One INSERT for the notifications (fixed SQL, see games/sql.py), their webhook deliveries; in
+    the caller's transaction. ``without_webhooks``: players already known to have no active webhook."""
     if not items:
         return []
-    created = Notification.objects.bulk_create(items)
+    sql.rows_insert(items)
+    created = items
     if any(n.pk is None for n in created):  # backends without RETURNING: read them back
         created = list(Notification.objects.filter(player_id__in={n.player_id for n in items})
                        .order_by("-id")[: len(items)])[::-1]
-    _deliveries_create(created)
+    _deliveries_create(created, without_webhooks)
     return created
 
 
-def _deliveries_create(notifications: list[Notification]) -> None:
+def _deliveries_create(notifications: list[Notification], without_webhooks: frozenset[int] = frozenset()) -> None:
     """One delivery per notification and matching webhook; queued when this transaction commits.
 
-    The webhook look-up is one indexed query for the players notified; without webhooks (the
-    common case) nothing else runs.
+    The webhook look-up is one indexed query for the players notified; it is skipped when all of
+    them are known to have no active webhook (the common case), and without webhooks nothing else runs.
     """
-    hooks = list(Webhook.objects.filter(player_id__in={n.player_id for n in notifications}, active=True))
+    wanted = {n.player_id for n in notifications} - without_webhooks
+    if not wanted:
+        return
+    hooks = list(Webhook.objects.filter(player_id__in=wanted, active=True))
     if not hooks:
         return
     now = timezone.now()
@@ -129,7 +136,10 @@ def on_moves_appended(*, game: Game, seats: list[Seat], moves: list[Move]) -> li
         items = _move_notifications(game, seats, moves)
     except Exception:  # building is plain Python on loaded rows: a bug here must not fail the move
         log.exception("streams: notifications of game %s v%s failed", game.pk, game.version)
-    created = _notifications_write(items)
+    # The seats came from games.sql.seats_with_players, which tells who has an active webhook.
+    without_webhooks = frozenset(s.player_id for s in seats
+                                 if s is not None and getattr(s.player, "has_active_webhooks", None) is False)
+    created = _notifications_write(items, without_webhooks=without_webhooks)
     channels.publish_on_commit(channels.game_topic(game.pk),
                                *sorted({channels.player_topic(n.player_id) for n in created}))
     return created

@@ -1,0 +1,68 @@
+"""games.sql gives the same model instances as the QuerySets it replaces on the hot path."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.db.models import Model
+from rest_framework.authtoken.models import Token
+
+from games import sql
+from games.models import Game, Move, Player, Seat
+from streams.models import Notification, Webhook
+from tests.games.api_helpers import act, view
+
+pytestmark = pytest.mark.django_db
+
+
+def fields_of(obj: Model) -> dict[str, Any]:
+    return {f.attname: getattr(obj, f.attname) for f in obj._meta.concrete_fields}
+
+
+def test_the_token_brings_its_user_and_player(two_people) -> None:  # type: ignore[no-untyped-def]
+    _table, host, _guest, _game = two_people()
+    expected = Token.objects.select_related("user__player").get(key=host.token)
+    token = sql.token_with_user_and_player(host.token)
+    assert token is not None and fields_of(token) == fields_of(expected)
+    assert fields_of(token.user) == fields_of(expected.user)
+    assert fields_of(token.user.player) == fields_of(expected.user.player)
+    assert token.user.player.user is token.user
+    assert sql.token_with_user_and_player("no-such-key") is None
+
+
+def test_a_user_without_player_has_no_player(django_user_model) -> None:  # type: ignore[no-untyped-def]
+    user = django_user_model.objects.create(username="admin")
+    token = sql.token_with_user_and_player(Token.objects.create(user=user).key)
+    assert token is not None and token.user.pk == user.pk
+    with pytest.raises(Player.DoesNotExist):
+        token.user.player  # noqa: B018
+
+
+def test_game_and_seats_are_those_of_the_orm(two_people) -> None:  # type: ignore[no-untyped-def]
+    table, host, guest, game = two_people()
+    state = view(host, game["id"])
+    clients = {0: host, 1: guest}
+    assert act(clients[state["turn"]], game["id"], state["legal_actions"][0]).status_code == 200
+    expected = Game.objects.get(pk=game["id"])
+    for for_update in (False, True):
+        row = sql.game_row(game["id"], for_update=for_update)
+        assert row is not None and fields_of(row) == fields_of(expected)
+        assert isinstance(row.state, dict) and row._state.adding is False
+    assert sql.game_row(10**9) is None
+    seats = sql.seats_with_players(table.id)
+    orm = list(Seat.objects.filter(table_id=table.id).select_related("player").order_by("position"))
+    assert [fields_of(s) for s in seats] == [fields_of(s) for s in orm]
+    assert [fields_of(s.player) for s in seats] == [fields_of(s.player) for s in orm]
+    assert [s.player.has_active_webhooks for s in seats] == [False, False]
+    Webhook.objects.create(player_id=seats[1].player_id, url="https://example.com/hook")
+    assert [s.player.has_active_webhooks for s in sql.seats_with_players(table.id)] == [False, True]
+
+
+def test_inserted_rows_get_their_ids_and_read_back_equal(two_people) -> None:  # type: ignore[no-untyped-def]
+    _table, host, _guest, game = two_people()
+    notes = [Notification(player_id=host.player_id, kind="your_turn", data={"n": n}) for n in range(3)]
+    sql.rows_insert(notes)
+    assert all(n.pk is not None and n.created_at is not None and not n._state.adding for n in notes)
+    assert [fields_of(n) for n in notes] == [fields_of(Notification.objects.get(pk=n.pk)) for n in notes]
+    assert Move.objects.filter(game_id=game["id"]).count() == Game.objects.get(pk=game["id"]).version
