@@ -148,11 +148,11 @@ class GameDetailApi(APIView):
     )
     def get(self, request: Request, game_id: int) -> Response:
         player = caller(request)
-        game = selectors.game_get(game_id=game_id)
+        game, table_seats = selectors.game_with_seats(game_id=game_id)
         if clocks.deadline_passed(game):  # resolved before answering; the row read tells, no extra query
             clocks.clocks_resolve_due(game_id=game_id)
-            game = selectors.game_get(game_id=game_id)
-        game, seats, viewer = selectors.game_seats_for_player(game=game, player=player)
+            game, table_seats = selectors.game_with_seats(game_id=game_id)
+        game, seats, viewer = selectors.seats_for_player(game, table_seats, player=player)
         etag = selectors.game_etag(game=game, viewer=viewer, player=player)
         if etag in {t.strip() for t in request.headers.get("If-None-Match", "").split(",")}:
             return Response(status=status.HTTP_304_NOT_MODIFIED, headers={"ETag": etag})

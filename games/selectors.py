@@ -113,8 +113,9 @@ def player_me(*, player: Player) -> dict[str, Any]:
 
 
 def game_for_player(*, game_id: int, player: Player) -> tuple[Game, list[Seat], int]:
-    """The game, its seats in game-seat order and the caller's game seat; 404 / 403 otherwise."""
-    return game_seats_for_player(game=game_get(game_id=game_id), player=player)
+    """The game, its seats in game-seat order and the caller's game seat; 404 / 403 otherwise.
+    One query for the game, its seats and their players."""
+    return seats_for_player(*game_with_seats(game_id=game_id), player=player)
 
 
 def game_get(*, game_id: int) -> Game:
@@ -124,9 +125,23 @@ def game_get(*, game_id: int) -> Game:
     return game
 
 
+def game_with_seats(*, game_id: int) -> tuple[Game, list[Seat]]:
+    """The game and the seats of its table (by position, players loaded), in one query; 404 if missing."""
+    found = sql.game_with_seats(game_id)
+    if found is None:
+        raise NotFoundError()
+    return found
+
+
 def game_seats_for_player(*, game: Game, player: Player) -> tuple[Game, list[Seat], int]:
     """``game_for_player`` for a game already read: one query for the seats and their players."""
-    at = {s.position: s for s in sql.seats_with_players(game.table_id)}
+    return seats_for_player(game, sql.seats_with_players(game.table_id), player=player)
+
+
+def seats_for_player(game: Game, table_seats: list[Seat], *, player: Player) -> tuple[Game, list[Seat], int]:
+    """The game's seats in game-seat order (from its table's seats) and the caller's game seat; 403
+    if the caller has none."""
+    at = {s.position: s for s in table_seats}
     seats = [at[p] for p in game.positions]
     viewer = next((i for i, s in enumerate(seats) if s.player_id == player.pk), None)
     if viewer is None:

@@ -124,26 +124,37 @@ def game_row(game_id: int, *, for_update: bool = False) -> Game | None:
     return _load(Game, row) if row is not None else None  # type: ignore[return-value]
 
 
-def _webhook_model() -> type[Model] | None:
-    return apps.get_model("streams", "Webhook") if apps.is_installed("streams") else None
+def _webhook_flag(player_pk: str) -> str:
+    """SQL telling whether the player has an active webhook (NULL without the streams app)."""
+    if not apps.is_installed("streams"):
+        return "NULL"
+    webhook = apps.get_model("streams", "Webhook")
+    return (f"EXISTS (SELECT 1 FROM {_qn(webhook._meta.db_table)} w "
+            f"WHERE w.{_qn(webhook._meta.get_field('player').column)} = {player_pk} "
+            f"AND w.{_qn(webhook._meta.get_field('active').column)})")
 
 
 @cache
 def _seats_sql(vendor: str) -> str:
     player_pk = f"p.{_qn(Player._meta.pk.column)}"
-    webhook = _webhook_model()
-    flag = "NULL"
-    if webhook is not None:
-        flag = (f"EXISTS (SELECT 1 FROM {_qn(webhook._meta.db_table)} w "
-                f"WHERE w.{_qn(webhook._meta.get_field('player').column)} = {player_pk} "
-                f"AND w.{_qn(webhook._meta.get_field('active').column)})")
     return (
-        f"SELECT {_columns(Seat, 's')}, {_columns(Player, 'p')}, {flag} "
+        f"SELECT {_columns(Seat, 's')}, {_columns(Player, 'p')}, {_webhook_flag(player_pk)} "
         f"FROM {_qn(Seat._meta.db_table)} s INNER JOIN {_qn(Player._meta.db_table)} p "
         f"ON {player_pk} = s.{_qn(Seat._meta.get_field('player').column)} "
         f"WHERE s.{_qn(Seat._meta.get_field('table').column)} = %s "
         f"ORDER BY s.{_qn(Seat._meta.get_field('position').column)}"
     )
+
+
+def _seat(row: Sequence[Any]) -> Seat:
+    """A seat with its player (and the player's webhook flag) from seat columns, player columns, flag."""
+    seat_end = _width(Seat)
+    player_end = seat_end + _width(Player)
+    seat = _load(Seat, row[:seat_end])
+    player = _load(Player, row[seat_end:player_end])
+    player.has_active_webhooks = None if row[player_end] is None else bool(row[player_end])
+    Seat._meta.get_field("player").set_cached_value(seat, player)
+    return seat  # type: ignore[return-value]
 
 
 def seats_with_players(table_id: int) -> list[Seat]:
@@ -155,18 +166,38 @@ def seats_with_players(table_id: int) -> list[Seat]:
     notifications (see ``streams.services.on_moves_appended``)."""
     with connection.cursor() as cursor:
         cursor.execute(_seats_sql(connection.vendor), [table_id])
+        return [_seat(row) for row in cursor.fetchall()]
+
+
+@cache
+def _game_with_seats_sql(vendor: str) -> str:
+    game_pk = f"g.{_qn(Game._meta.pk.column)}"
+    player_pk = f"p.{_qn(Player._meta.pk.column)}"
+    return (
+        f"SELECT {_columns(Game, 'g')}, {_columns(Seat, 's')}, {_columns(Player, 'p')}, {_webhook_flag(player_pk)} "
+        f"FROM {_qn(Game._meta.db_table)} g "
+        f"LEFT OUTER JOIN {_qn(Seat._meta.db_table)} s "
+        f"ON s.{_qn(Seat._meta.get_field('table').column)} = g.{_qn(Game._meta.get_field('table').column)} "
+        f"LEFT OUTER JOIN {_qn(Player._meta.db_table)} p "
+        f"ON {player_pk} = s.{_qn(Seat._meta.get_field('player').column)} "
+        f"WHERE {game_pk} = %s ORDER BY s.{_qn(Seat._meta.get_field('position').column)}"
+    )
+
+
+def game_with_seats(game_id: int) -> tuple[Game, list[Seat]] | None:
+    """``game_row(game_id)`` and ``seats_with_players(game.table_id)`` in one statement: every
+    game view reads both, and one statement is one consistent snapshot. Reads only: a move reads
+    its seats after it holds the game's lock (a statement that waits for a row lock sees the
+    other rows as they were before it waited)."""
+    with connection.cursor() as cursor:
+        cursor.execute(_game_with_seats_sql(connection.vendor), [game_id])
         rows = cursor.fetchall()
-    seat_end = _width(Seat)
-    player_end = seat_end + _width(Player)
-    player_field = Seat._meta.get_field("player")
-    seats = []
-    for row in rows:
-        seat = _load(Seat, row[:seat_end])
-        player = _load(Player, row[seat_end:player_end])
-        player.has_active_webhooks = None if row[player_end] is None else bool(row[player_end])
-        player_field.set_cached_value(seat, player)
-        seats.append(seat)
-    return seats  # type: ignore[return-value]
+    if not rows:
+        return None
+    game_end = _width(Game)
+    game = _load(Game, rows[0][:game_end])
+    seats = [_seat(row[game_end:]) for row in rows if row[game_end] is not None]
+    return game, seats  # type: ignore[return-value]
 
 
 # --- writes of a move ----------------------------------------------------------------------------
