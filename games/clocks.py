@@ -119,35 +119,30 @@ def _locked_due(game_id: int, version: int, field: str) -> tuple[Game | None, st
 
 def turn_expire(*, game_id: int, version: int) -> str:
     """The turn holder's clock ran out: resolve it by the table's ``timeout_policy``, once."""
-    from games.services import move_submit
-
-    with transaction.atomic():
-        game, outcome = _locked_due(game_id, version, "deadline")
-        if game is None:
-            return outcome
-        _timeout_streak(game)
-        try:
-            move_submit(game_id=game_id, actor="clock", seat=None, action={"type": "timeout"},
-                        expected_version=version)
-        except DomainError as exc:
-            logger.warning("turn timeout of game %s v%s refused: %s", game_id, version, exc.code)
-            return REFUSED
-    return APPLIED
+    return _expire(game_id, version, "deadline", {"type": "timeout"}, before=_timeout_streak)
 
 
 def hermann_expire(*, game_id: int, version: int) -> str:
     """The KD "Hermann" race's ``hermann_seconds`` are over: everyone who has not said it draws."""
+    return _expire(game_id, version, "hermann_deadline", {"type": "hermann_timeout"})
+
+
+def _expire(game_id: int, version: int, deadline_field: str, action: dict[str, str],
+            before: Callable[[Game], None] | None = None) -> str:
+    """Lock, re-check that ``deadline_field`` of this version is due, then apply the clock's
+    ``action`` through ``move_submit`` like any move (``before`` runs under the same lock)."""
     from games.services import move_submit
 
     with transaction.atomic():
-        game, outcome = _locked_due(game_id, version, "hermann_deadline")
+        game, outcome = _locked_due(game_id, version, deadline_field)
         if game is None:
             return outcome
+        if before is not None:
+            before(game)
         try:
-            move_submit(game_id=game_id, actor="clock", seat=None, action={"type": "hermann_timeout"},
-                        expected_version=version)
+            move_submit(game_id=game_id, actor="clock", seat=None, action=action, expected_version=version)
         except DomainError as exc:
-            logger.warning("hermann timeout of game %s v%s refused: %s", game_id, version, exc.code)
+            logger.warning("%s of game %s v%s refused: %s", action["type"], game_id, version, exc.code)
             return REFUSED
     return APPLIED
 
