@@ -544,11 +544,12 @@ def _bots_play(rnd: _Round, now: Any) -> None:
                     if state.status != "active":
                         return
         turn = state.turn
-        if turn is not None and rnd.seats[turn].bot_controlled and engine.legal_actions(state, turn):
+        if turn is not None and rnd.seats[turn].bot_controlled:
             level = rnd.seats[turn].player.bot_level or "basic"
             rng = random.Random(f"{rnd.game.seed}:{rnd.game.version}")
-            choice = engine.choose_bot_action(state, turn, level, rng)
-            acted = _bot_apply(rnd, turn, choice, now) or acted
+            choice = engine.choose_bot_action(state, turn, level, rng)  # None when it may not act
+            if choice is not None:
+                acted = _bot_apply(rnd, turn, choice, now) or acted
         if not acted:
             return
 
