@@ -42,10 +42,12 @@ from maumau.errors import (
     ValidationFailed,
 )
 
-#: Sent inside move_submit's transaction, after the game row is saved, whenever ledger rows were
-#: appended: game (saved), state (engine state after the rows), seats (game-seat order, players
-#: loaded), moves (the new rows). Receivers write what must commit with the move; a receiver that
-#: raises fails the move, so they do nothing but plain inserts.
+#: Sent inside move_submit's transaction whenever ledger rows were appended: game (as saved),
+#: state (engine state after the rows), seats (game-seat order, players loaded), moves (the new
+#: rows), writes (a ``games.sql.Together`` holding the move's own INSERT and UPDATE, sent after the
+#: receivers: they add their inserts there, so that all of a move's writes cost one round trip).
+#: Receivers write what must commit with the move; a receiver that raises fails the move, so they
+#: do nothing but plain inserts.
 moves_appended = Signal()
 #: Sent on commit after every move_submit that appended ledger rows: game_id, version, seqs.
 move_committed = Signal()
@@ -445,12 +447,13 @@ def move_submit(
             replay = _idempotent_replay(player, idempotency_key, fingerprint)
             if replay is not None:
                 return replay
-        game = sql.game_row(game_id, for_update=True)
-        if game is None:
+        found = sql.game_locked_with_seats(game_id)
+        if found is None:
             raise NotFoundError()
+        game, table_seats = found
         if actor != "clock":
             clock_check(game)  # a passed deadline is resolved first (ClockDue, see clocks_first)
-        seats = _seats_in_game_order(game, sql.seats_with_players(game.table_id))
+        seats = _seats_in_game_order(game, table_seats)
         if actor == "player":
             assert player is not None
             seat = next((i for i, s in enumerate(seats) if s.player_id == player.pk), None)
@@ -482,7 +485,10 @@ def move_submit(
         if refusal is None and play_bots:
             _bots_play(rnd, now)
         if rnd.pending:
-            _save_round(rnd, now)
+            writes = sql.Together()  # the ledger rows, the game row, what receivers add: one round trip
+            _save_round(rnd, now, writes)
+            _publish(rnd, writes)
+            writes.send()
         viewer = seat if actor == "player" else None
         if refusal is not None:
             penalty = [e for m in rnd.pending for e in engine.redact_events(m.events, viewer)]
@@ -501,8 +507,6 @@ def move_submit(
                                                  fingerprint=fingerprint, status_code=status, body=body)
             except IntegrityError as exc:
                 raise ConflictError("idempotency_in_progress", details={"key": idempotency_key}) from exc
-        if rnd.pending:
-            _publish(rnd)
     outcome = MoveOutcome(status_code=status, body=body, game=game, moves=rnd.pending)
     if refusal is not None:
         raise refusal
@@ -570,10 +574,11 @@ def _bot_apply(rnd: _Round, game_seat: int, choice: dict[str, Any], now: Any) ->
     return True
 
 
-def _save_round(rnd: _Round, now: Any) -> None:
-    """One INSERT for the new ledger rows, one UPDATE for the game; the round's end if it ended."""
+def _save_round(rnd: _Round, now: Any, writes: sql.Together) -> None:
+    """One INSERT for the new ledger rows, one UPDATE for the game (added to ``writes``); the
+    round's end, if it ended, after they are sent."""
     game, state = rnd.game, rnd.state
-    sql.rows_insert(rnd.pending)
+    sql.rows_insert(rnd.pending, together=writes)
     turn_passed = game.state["turns"] != state.turns or game.turn != state.turn
     game.state = state.to_json()
     game.turn = state.turn if state.status == "active" else None
@@ -584,8 +589,9 @@ def _save_round(rnd: _Round, now: Any) -> None:
         game.result = state.result
         game.finished_at = now
         fields += ["status", "result", "finished_at"]
-    sql.game_update(game, fields)
+    sql.game_update(game, fields, together=writes)
     if game.status == "finished":
+        writes.send()
         _round_finish(game)
 
 
@@ -599,8 +605,9 @@ def _round_finish(game: Game) -> None:
     round_result_record(game=game)
 
 
-def _publish(rnd: _Round) -> None:
-    moves_appended.send(sender=Game, game=rnd.game, state=rnd.state, seats=rnd.seats, moves=list(rnd.pending))
+def _publish(rnd: _Round, writes: sql.Together) -> None:
+    moves_appended.send(sender=Game, game=rnd.game, state=rnd.state, seats=rnd.seats, moves=list(rnd.pending),
+                        writes=writes)
     clock_schedule(rnd.game)  # the expiry task for this version's deadlines, sent on commit
     game_id, version = rnd.game.pk, rnd.game.version
     seqs = [m.seq for m in rnd.pending]

@@ -13,7 +13,9 @@ Only statements on the hot path live here; everything else stays with the ORM.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from dataclasses import field as dataclass_field
 from functools import cache, lru_cache
 from typing import Any
 
@@ -59,6 +61,62 @@ def _load(model: type[Model], row: Sequence[Any]) -> Model:
 
 def _width(model: type[Model]) -> int:
     return len(model._meta.concrete_fields)
+
+
+# --- statements sent together -----------------------------------------------------------------
+
+
+@dataclass
+class _Statement:
+    sql: str
+    params: list[Any]
+    on_rows: Callable[[list[tuple[Any, ...]]], None] | None = None
+    rowcount: int | None = None  # the number of rows it must touch, if it must
+
+
+@dataclass
+class Together:
+    """Statements of one transaction that need no answer from each other, sent in one round trip.
+
+    Why: a move is mostly database round trips, not work. On PostgreSQL, psycopg's client-side
+    cursor (Django's default) sends several statements as one simple query; they run one after
+    the other, in order, each as its own command (in READ COMMITTED each takes a new snapshot,
+    so a statement after a ``FOR UPDATE`` sees what the lock holder committed). The first error
+    fails the whole transaction, as it would have one by one. Elsewhere (SQLite) the statements
+    run one by one, in the same order, at :meth:`send`.
+
+    ``on_rows`` gets the rows a statement returned; ``rowcount`` is checked where given.
+    """
+
+    statements: list[_Statement] = dataclass_field(default_factory=list)
+
+    def add(self, sql: str, params: Sequence[Any], *, on_rows: Callable[[list[tuple[Any, ...]]], None] | None = None,
+            rowcount: int | None = None) -> None:
+        self.statements.append(_Statement(sql, list(params), on_rows, rowcount))
+
+    def send(self) -> None:
+        statements, self.statements = self.statements, []
+        if not statements:
+            return
+        if connection.vendor == "postgresql" and len(statements) > 1:
+            with connection.cursor() as cursor:
+                cursor.execute("; ".join(s.sql for s in statements), [p for s in statements for p in s.params])
+                for index, statement in enumerate(statements):
+                    if index and not cursor.nextset():  # pragma: no cover - psycopg returns every result
+                        raise DatabaseError("a statement sent together gave no result")
+                    _finish(statement, cursor)
+            return
+        for statement in statements:
+            with connection.cursor() as cursor:
+                cursor.execute(statement.sql, statement.params)
+                _finish(statement, cursor)
+
+
+def _finish(statement: _Statement, cursor: Any) -> None:
+    if statement.rowcount is not None and cursor.rowcount != statement.rowcount:
+        raise DatabaseError(f"expected {statement.rowcount} row(s), the statement touched {cursor.rowcount}")
+    if statement.on_rows is not None:
+        statement.on_rows(cursor.fetchall())
 
 
 # --- token authentication ------------------------------------------------------------------------
@@ -135,13 +193,18 @@ def _webhook_flag(player_pk: str) -> str:
 
 
 @cache
-def _seats_sql(vendor: str) -> str:
+def _seats_sql(vendor: str, by_game: bool = False) -> str:
+    """The seats of a table (parameter: the table id), or of a game's table (the game id)."""
     player_pk = f"p.{_qn(Player._meta.pk.column)}"
+    table = "%s"
+    if by_game:
+        table = (f"(SELECT g.{_qn(Game._meta.get_field('table').column)} FROM {_qn(Game._meta.db_table)} g "
+                 f"WHERE g.{_qn(Game._meta.pk.column)} = %s)")
     return (
         f"SELECT {_columns(Seat, 's')}, {_columns(Player, 'p')}, {_webhook_flag(player_pk)} "
         f"FROM {_qn(Seat._meta.db_table)} s INNER JOIN {_qn(Player._meta.db_table)} p "
         f"ON {player_pk} = s.{_qn(Seat._meta.get_field('player').column)} "
-        f"WHERE s.{_qn(Seat._meta.get_field('table').column)} = %s "
+        f"WHERE s.{_qn(Seat._meta.get_field('table').column)} = {table} "
         f"ORDER BY s.{_qn(Seat._meta.get_field('position').column)}"
     )
 
@@ -200,6 +263,23 @@ def game_with_seats(game_id: int) -> tuple[Game, list[Seat]] | None:
     return game, seats  # type: ignore[return-value]
 
 
+def game_locked_with_seats(game_id: int) -> tuple[Game, list[Seat]] | None:
+    """The game row, locked (``FOR UPDATE`` where the backend has it), and its table's seats with
+    their players: what every move reads first, in one round trip on PostgreSQL.
+
+    Two statements sent together, not one join: the seats statement runs after the lock is held,
+    so it sees the seats as the previous lock holder committed them (a single statement that waits
+    for a row lock would see the joined rows as they were before it waited)."""
+    found: dict[str, Any] = {}
+    together = Together()
+    together.add(_game_sql(connection.vendor, True), [game_id], on_rows=lambda rows: found.update(game=rows))
+    together.add(_seats_sql(connection.vendor, True), [game_id], on_rows=lambda rows: found.update(seats=rows))
+    together.send()
+    if not found["game"]:
+        return None
+    return _load(Game, found["game"][0]), [_seat(row) for row in found["seats"]]  # type: ignore[return-value]
+
+
 # --- writes of a move ----------------------------------------------------------------------------
 
 
@@ -217,29 +297,37 @@ def _insert_sql(model: type[Model], vendor: str, rows: int) -> str:
     )
 
 
-def rows_insert(objs: Sequence[Model]) -> None:
+def rows_insert(objs: Sequence[Model], *, together: Together | None = None) -> None:
     """``type(objs[0]).objects.bulk_create(objs)`` in fixed SQL (one statement, ids set on the
     rows): every move appends ledger rows and most write a notification. As in bulk_create, the
     fields' ``pre_save`` runs (``auto_now_add``) and no signal is sent. Backends without
-    ``RETURNING`` keep ``bulk_create``."""
+    ``RETURNING`` keep ``bulk_create``. With ``together`` the statement is added there and the ids
+    are set when it is sent."""
     if not objs:
         return
     model = type(objs[0])
     if not connection.features.can_return_rows_from_bulk_insert:  # pragma: no cover
+        if together is not None:
+            together.send()
         model._default_manager.bulk_create(objs)
         return
     fields = _insert_fields(model)
     size = max(1, connection.ops.bulk_batch_size(fields, objs))  # as bulk_create splits them
+    statements = together if together is not None else Together()
     for start in range(0, len(objs), size):
         batch = objs[start:start + size]
         params = [f.get_db_prep_save(f.pre_save(obj, True), connection) for obj in batch for f in fields]
-        with connection.cursor() as cursor:
-            cursor.execute(_insert_sql(model, connection.vendor, len(batch)), params)
-            ids = [row[0] for row in cursor.fetchall()]
-        for obj, pk in zip(batch, ids, strict=True):
-            obj.pk = pk
-            obj._state.adding = False
-            obj._state.db = connection.alias
+        statements.add(_insert_sql(model, connection.vendor, len(batch)), params,
+                       on_rows=lambda rows, batch=batch: _ids_set(batch, rows))
+    if together is None:
+        statements.send()
+
+
+def _ids_set(objs: Sequence[Model], rows: list[tuple[Any, ...]]) -> None:
+    for obj, (pk,) in zip(objs, rows, strict=True):
+        obj.pk = pk
+        obj._state.adding = False
+        obj._state.db = connection.alias
 
 
 @cache
@@ -248,11 +336,13 @@ def _game_update_sql(vendor: str, columns: tuple[str, ...]) -> str:
     return f"UPDATE {_qn(Game._meta.db_table)} SET {sets} WHERE {_qn(Game._meta.pk.column)} = %s"
 
 
-def game_update(game: Game, fields: list[str]) -> None:
-    """``game.save(update_fields=fields)`` in fixed SQL: every move writes its game row once."""
+def game_update(game: Game, fields: list[str], *, together: Together | None = None) -> None:
+    """``game.save(update_fields=fields)`` in fixed SQL: every move writes its game row once.
+    With ``together`` the statement is added there (and its one row checked when it is sent)."""
     model_fields = [Game._meta.get_field(name) for name in fields]
     params = [f.get_db_prep_save(getattr(game, f.attname), connection) for f in model_fields]
-    with connection.cursor() as cursor:
-        cursor.execute(_game_update_sql(connection.vendor, tuple(f.column for f in model_fields)), [*params, game.pk])
-        if cursor.rowcount != 1:
-            raise DatabaseError("Save with update_fields did not affect any rows.")
+    statements = together if together is not None else Together()
+    statements.add(_game_update_sql(connection.vendor, tuple(f.column for f in model_fields)), [*params, game.pk],
+                   rowcount=1)
+    if together is None:
+        statements.send()

@@ -28,11 +28,14 @@ import weakref
 from collections import defaultdict
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from django.db import close_old_connections, connection, transaction
 
 from streams.conf import channel_kind, setting
+
+if TYPE_CHECKING:
+    from games.sql import Together
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -81,19 +84,23 @@ def _pg_notify_sql(count: int) -> str:
     return "SELECT " + ", ".join(["pg_notify(%s, %s)"] * count)
 
 
-def publish_on_commit(*topics: str) -> None:
+def publish_on_commit(*topics: str, writes: Together | None = None) -> None:
     """Wake the waiters on these topics once the current transaction commits (at once without one).
 
-    On the ``postgres`` channel the ``pg_notify`` calls run now, in one statement inside the
-    transaction: PostgreSQL delivers them at commit and drops them on rollback, so the publisher
-    needs no second round trip after commit. Waiters of this process and the ``redis`` channel
-    are woken by an on-commit hook.
+    On the ``postgres`` channel the ``pg_notify`` calls run inside the transaction, in one
+    statement (added to ``writes`` if given, else run now): PostgreSQL delivers them at commit and
+    drops them on rollback, so the publisher needs no round trip after commit. Waiters of this
+    process and the ``redis`` channel are woken by an on-commit hook.
     """
     if not topics:
         return
     if channel_kind() == "postgres" and connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute(_pg_notify_sql(len(topics)), [v for topic in topics for v in (PG_CHANNEL, topic)])
+        params = [v for topic in topics for v in (PG_CHANNEL, topic)]
+        if writes is not None:
+            writes.add(_pg_notify_sql(len(topics)), params)
+        else:
+            with connection.cursor() as cursor:
+                cursor.execute(_pg_notify_sql(len(topics)), params)
         transaction.on_commit(functools.partial(_publish_local, topics))
     else:
         transaction.on_commit(functools.partial(publish, *topics))

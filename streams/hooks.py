@@ -18,10 +18,11 @@ from django.db.models.signals import post_save
 log = logging.getLogger(__name__)
 
 
-def _moves_appended(sender: Any, *, game: Any, seats: list[Any], moves: list[Any], **_: Any) -> None:
+def _moves_appended(sender: Any, *, game: Any, seats: list[Any], moves: list[Any], writes: Any = None,
+                    **_: Any) -> None:
     from streams.services import on_moves_appended
 
-    on_moves_appended(game=game, seats=seats, moves=moves)
+    on_moves_appended(game=game, seats=seats, moves=moves, writes=writes)
 
 
 def _round_started(sender: Any, *, game_id: int, **_: Any) -> None:

@@ -64,12 +64,19 @@ def notifications_create(items: list[Notification]) -> list[Notification]:
     return created
 
 
-def _notifications_write(items: list[Notification], *,
-                         without_webhooks: frozenset[int] = frozenset()) -> list[Notification]:
+def _notifications_write(items: list[Notification], *, without_webhooks: frozenset[int] = frozenset(),
+                         writes: sql.Together | None = None) -> list[Notification]:
     """One INSERT for the notifications (fixed SQL, see games/sql.py), their webhook deliveries; in
-    the caller's transaction. ``without_webhooks``: players already known to have no active webhook."""
+    the caller's transaction. ``without_webhooks``: players already known to have no active webhook.
+    ``writes``: the move's statements still to be sent; when no webhook can be concerned, the
+    INSERT joins them (ids are set when they are sent), otherwise they are sent first."""
     if not items:
         return []
+    if writes is not None:
+        if {n.player_id for n in items} <= without_webhooks:
+            sql.rows_insert(items, together=writes)
+            return items
+        writes.send()
     sql.rows_insert(items)
     created = items
     if any(n.pk is None for n in created):  # backends without RETURNING: read them back
@@ -124,12 +131,14 @@ def _deliveries_create(notifications: list[Notification], without_webhooks: froz
 # --- what a committed move or round means for the players -----------------------------------------
 
 
-def on_moves_appended(*, game: Game, seats: list[Seat], moves: list[Move]) -> list[Notification]:
+def on_moves_appended(*, game: Game, seats: list[Seat], moves: list[Move],
+                      writes: sql.Together | None = None) -> list[Notification]:
     """Inside ``move_submit``'s transaction: your_turn for the person now on turn (if the turn
     passed to them), round_over and league_over when the round ended; wake-ups on commit.
 
     ``game`` is the saved row, ``seats`` the seats in game order with their players, ``moves`` the
-    ledger rows this transaction appended (the last one tells who moved last).
+    ledger rows this transaction appended (the last one tells who moved last), ``writes`` the
+    move's statements still to be sent (the inserts and wake-ups here join them).
     """
     items: list[Notification] = []
     try:
@@ -139,9 +148,9 @@ def on_moves_appended(*, game: Game, seats: list[Seat], moves: list[Move]) -> li
     # The seats came from games.sql.seats_with_players, which tells who has an active webhook.
     without_webhooks = frozenset(s.player_id for s in seats
                                  if s is not None and getattr(s.player, "has_active_webhooks", None) is False)
-    created = _notifications_write(items, without_webhooks=without_webhooks)
+    created = _notifications_write(items, without_webhooks=without_webhooks, writes=writes)
     channels.publish_on_commit(channels.game_topic(game.pk),
-                               *sorted({channels.player_topic(n.player_id) for n in created}))
+                               *sorted({channels.player_topic(n.player_id) for n in created}), writes=writes)
     return created
 
 

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 import pytest
+from django.db import DatabaseError, connection, transaction
 from django.db.models import Model
+from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
 from games import sql
@@ -78,3 +81,49 @@ def test_a_game_with_its_seats_in_one_read(two_people) -> None:  # type: ignore[
     assert [fields_of(s) for s in seats] == [fields_of(s) for s in orm]
     assert [fields_of(s.player) for s in seats] == [fields_of(s.player) for s in orm]
     assert sql.game_with_seats(10**9) is None
+
+
+def test_the_locked_game_comes_with_the_seats_the_orm_reads(two_people) -> None:  # type: ignore[no-untyped-def]
+    table, _host, _guest, game = two_people()
+    with transaction.atomic():
+        found = sql.game_locked_with_seats(game["id"])
+        assert found is not None
+        row, seats = found
+        assert fields_of(row) == fields_of(Game.objects.get(pk=game["id"]))
+        orm = list(Seat.objects.filter(table_id=table.id).select_related("player").order_by("position"))
+        assert [fields_of(s) for s in seats] == [fields_of(s) for s in orm]
+        assert [fields_of(s.player) for s in seats] == [fields_of(s.player) for s in orm]
+        assert sql.game_locked_with_seats(10**9) is None
+
+
+def test_statements_sent_together_run_in_order_and_cost_one_round_trip_on_postgresql(  # type: ignore[no-untyped-def]
+    two_people, django_assert_num_queries
+) -> None:
+    _table, host, _guest, game = two_people()
+    notes = [Notification(player_id=host.player_id, kind="your_turn", data={"n": n}) for n in range(2)]
+    row = Game.objects.get(pk=game["id"])
+    row.deadline = timezone.now() + timedelta(days=1)
+    together = sql.Together()
+    sql.rows_insert(notes[:1], together=together)
+    sql.game_update(row, ["deadline"], together=together)
+    sql.rows_insert(notes[1:], together=together)
+    assert all(n.pk is None for n in notes), "nothing is sent before send()"
+    with django_assert_num_queries(1 if connection.vendor == "postgresql" else 3):
+        together.send()
+    assert notes[0].pk is not None and notes[1].pk > notes[0].pk
+    assert Game.objects.get(pk=game["id"]).deadline == row.deadline
+    assert together.statements == [], "sent statements are not sent again"
+
+
+def test_a_statement_sent_together_that_touches_no_row_fails_them_all(two_people) -> None:  # type: ignore[no-untyped-def]
+    _table, host, _guest, game = two_people()
+    row = Game.objects.get(pk=game["id"])
+    gone = Game(pk=10**9, deadline=timezone.now())
+    note = Notification(player_id=host.player_id, kind="your_turn", data={})
+    together = sql.Together()
+    sql.rows_insert([note], together=together)
+    sql.game_update(gone, ["deadline"], together=together)
+    with pytest.raises(DatabaseError), transaction.atomic():
+        together.send()
+    assert not Notification.objects.filter(player_id=host.player_id, data={}).exists()
+    assert Game.objects.get(pk=game["id"]).deadline == row.deadline
