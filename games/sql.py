@@ -20,6 +20,7 @@ from functools import cache, lru_cache
 from typing import Any
 
 from django.apps import apps
+from django.conf import settings
 from django.db import DatabaseError, connection
 from django.db.models import Model
 from rest_framework.authtoken.models import Token
@@ -63,6 +64,26 @@ def _width(model: type[Model]) -> int:
     return len(model._meta.concrete_fields)
 
 
+def _cursor() -> Any:
+    """A cursor for the statements here.
+
+    On PostgreSQL it binds parameters on the server (psycopg's ``Cursor``, not the client-side
+    ``ClientCursor`` Django uses elsewhere), so that psycopg prepares each of these statements once it
+    has run ``prepare_threshold`` times on a connection: PostgreSQL then skips parsing and planning,
+    which is most of its work for statements this small (a join's plan costs more than its run).
+    Persistent connections (``CONN_MAX_AGE``) keep them; ``MAUMAU_PREPARED_STATEMENTS=false`` turns
+    this off (a pooler in transaction mode before PgBouncer 1.21 cannot hold prepared statements).
+    """
+    if connection.vendor != "postgresql" or not settings.MAUMAU_PREPARED_STATEMENTS:
+        return connection.cursor()
+    from django.db.backends.postgresql.base import ServerBindingCursor
+
+    connection.ensure_connection()
+    with connection.wrap_database_errors:
+        # What connection.cursor() does, with the server-binding cursor class.
+        return connection._prepare_cursor(ServerBindingCursor(connection.connection))
+
+
 # --- statements sent together -----------------------------------------------------------------
 
 
@@ -78,12 +99,13 @@ class _Statement:
 class Together:
     """Statements of one transaction that need no answer from each other, sent in one round trip.
 
-    Why: a move is mostly database round trips, not work. On PostgreSQL, psycopg's client-side
-    cursor (Django's default) sends several statements as one simple query; they run one after
-    the other, in order, each as its own command (in READ COMMITTED each takes a new snapshot,
-    so a statement after a ``FOR UPDATE`` sees what the lock holder committed). The first error
-    fails the whole transaction, as it would have one by one. Elsewhere (SQLite) the statements
-    run one by one, in the same order, at :meth:`send`.
+    Why: a move is mostly database round trips, not work. On PostgreSQL they go out in psycopg's
+    pipeline mode: all of them, then one Sync, then all the answers. They still run one after the
+    other, in order, each as its own command (in READ COMMITTED each takes a new snapshot, so a
+    statement after a ``FOR UPDATE`` sees what the lock holder committed), and as prepared
+    statements (see :func:`_cursor`). The first error fails the whole transaction, as it would have
+    one by one. When the transaction has not begun yet, psycopg's ``BEGIN`` joins the same round
+    trip. Elsewhere (SQLite) the statements run one by one, in the same order, at :meth:`send`.
 
     ``on_rows`` gets the rows a statement returned; ``rowcount`` is checked where given.
     """
@@ -98,18 +120,32 @@ class Together:
         statements, self.statements = self.statements, []
         if not statements:
             return
-        if connection.vendor == "postgresql" and len(statements) > 1:
-            with connection.cursor() as cursor:
-                cursor.execute("; ".join(s.sql for s in statements), [p for s in statements for p in s.params])
-                for index, statement in enumerate(statements):
-                    if index and not cursor.nextset():  # pragma: no cover - psycopg returns every result
-                        raise DatabaseError("a statement sent together gave no result")
+        if connection.vendor == "postgresql" and len(statements) > 1 and _pipeline_supported():
+            connection.ensure_connection()
+            cursors = []
+            try:
+                with connection.wrap_database_errors, connection.connection.pipeline():
+                    for statement in statements:
+                        cursor = _cursor()
+                        cursors.append(cursor)
+                        cursor.execute(statement.sql, statement.params)
+                for statement, cursor in zip(statements, cursors, strict=True):
                     _finish(statement, cursor)
+            finally:
+                for cursor in cursors:
+                    cursor.close()
             return
         for statement in statements:
-            with connection.cursor() as cursor:
+            with _cursor() as cursor:
                 cursor.execute(statement.sql, statement.params)
                 _finish(statement, cursor)
+
+
+@cache
+def _pipeline_supported() -> bool:
+    import psycopg
+
+    return bool(psycopg.Pipeline.is_supported())  # libpq 14 or newer (psycopg[binary] brings one)
 
 
 def _finish(statement: _Statement, cursor: Any) -> None:
@@ -141,7 +177,7 @@ def token_with_user_and_player(key: str) -> Token | None:
     """``Token.objects.select_related("user__player").get(key=key)`` in fixed SQL (every request
     runs it). ``token.user`` and ``token.user.player`` are loaded; a user without a player has
     ``player`` cached as missing, as select_related leaves it."""
-    with connection.cursor() as cursor:
+    with _cursor() as cursor:
         cursor.execute(_token_sql(connection.vendor), [key])
         row = cursor.fetchone()
     if row is None:
@@ -176,7 +212,7 @@ def game_row(game_id: int, *, for_update: bool = False) -> Game | None:
     """``Game.objects[.select_for_update()].filter(pk=game_id).first()`` in fixed SQL: every move
     locks this row and every game view reads it. ``FOR UPDATE`` only where the backend has it
     (SQLite runs one writer at a time anyway)."""
-    with connection.cursor() as cursor:
+    with _cursor() as cursor:
         cursor.execute(_game_sql(connection.vendor, for_update), [game_id])
         row = cursor.fetchone()
     return _load(Game, row) if row is not None else None  # type: ignore[return-value]
@@ -227,7 +263,7 @@ def seats_with_players(table_id: int) -> list[Seat]:
     Each player also gets ``has_active_webhooks`` (True/False; None without the streams app):
     most players have no webhook, and a move that knows it skips the webhook look-up of its
     notifications (see ``streams.services.on_moves_appended``)."""
-    with connection.cursor() as cursor:
+    with _cursor() as cursor:
         cursor.execute(_seats_sql(connection.vendor), [table_id])
         return [_seat(row) for row in cursor.fetchall()]
 
@@ -252,7 +288,7 @@ def game_with_seats(game_id: int) -> tuple[Game, list[Seat]] | None:
     game view reads both, and one statement is one consistent snapshot. Reads only: a move reads
     its seats after it holds the game's lock (a statement that waits for a row lock sees the
     other rows as they were before it waited)."""
-    with connection.cursor() as cursor:
+    with _cursor() as cursor:
         cursor.execute(_game_with_seats_sql(connection.vendor), [game_id])
         rows = cursor.fetchall()
     if not rows:

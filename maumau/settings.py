@@ -77,6 +77,10 @@ TEMPLATES = [
 ]
 
 
+#: The hot path's fixed SQL (games/sql.py) as prepared statements on PostgreSQL.
+MAUMAU_PREPARED_STATEMENTS = os.environ.get("MAUMAU_PREPARED_STATEMENTS", "true").lower() not in ("0", "false", "no")
+
+
 def database_config() -> dict[str, Any]:
     """DATABASE_URL, or an SQLite file tuned for several writers (web threads, worker, beat)."""
     url = os.environ.get("DATABASE_URL")
@@ -86,6 +90,10 @@ def database_config() -> dict[str, Any]:
         # on one server (developers side by side, CI) never drop or migrate each other's database.
         suffix = os.environ.setdefault("MAUMAU_TEST_DB_SUFFIX", str(os.getpid()))
         config["TEST"] = {"NAME": f"test_{config['NAME']}_{suffix}"}
+        if config["ENGINE"].endswith("postgresql") and MAUMAU_PREPARED_STATEMENTS:
+            # Django turns psycopg's automatic preparation off; this turns it back on. It only acts
+            # on server-binding cursors, i.e. games/sql.py's fixed statements, not on the ORM's.
+            config.setdefault("OPTIONS", {})["prepare_threshold"] = 5
         return config
     VAR_DIR.mkdir(parents=True, exist_ok=True)
     return {

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import tempfile
+from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
@@ -9,6 +11,7 @@ import pytest
 from django.db import DatabaseError, connection, transaction
 from django.db.models import Model
 from django.utils import timezone
+from psycopg import pq
 from rest_framework.authtoken.models import Token
 
 from games import sql
@@ -96,7 +99,22 @@ def test_the_locked_game_comes_with_the_seats_the_orm_reads(two_people) -> None:
         assert sql.game_locked_with_seats(10**9) is None
 
 
-def test_statements_sent_together_run_in_order_and_cost_one_round_trip_on_postgresql(  # type: ignore[no-untyped-def]
+def frontend_syncs(send: Callable[[], None]) -> int:
+    """How many Sync messages the client sends while ``send`` runs: one per round trip of the
+    extended protocol (libpq's protocol trace, PostgreSQL only)."""
+    pgconn = connection.connection.pgconn
+    with tempfile.TemporaryFile("w+") as trace:
+        pgconn.trace(trace.fileno())
+        pgconn.set_trace_flags(pq.Trace.SUPPRESS_TIMESTAMPS)
+        try:
+            send()
+        finally:
+            pgconn.untrace()
+        trace.seek(0)
+        return sum(1 for line in trace if line.startswith("F\t") and "\tSync" in line)
+
+
+def test_statements_sent_together_run_in_order_in_one_round_trip_on_postgresql(  # type: ignore[no-untyped-def]
     two_people, django_assert_num_queries
 ) -> None:
     _table, host, _guest, game = two_people()
@@ -108,8 +126,11 @@ def test_statements_sent_together_run_in_order_and_cost_one_round_trip_on_postgr
     sql.game_update(row, ["deadline"], together=together)
     sql.rows_insert(notes[1:], together=together)
     assert all(n.pk is None for n in notes), "nothing is sent before send()"
-    with django_assert_num_queries(1 if connection.vendor == "postgresql" else 3):
-        together.send()
+    with django_assert_num_queries(3):
+        if connection.vendor == "postgresql":
+            assert frontend_syncs(together.send) == 1
+        else:
+            together.send()
     assert notes[0].pk is not None and notes[1].pk > notes[0].pk
     assert Game.objects.get(pk=game["id"]).deadline == row.deadline
     assert together.statements == [], "sent statements are not sent again"
@@ -127,3 +148,18 @@ def test_a_statement_sent_together_that_touches_no_row_fails_them_all(two_people
         together.send()
     assert not Notification.objects.filter(player_id=host.player_id, data={}).exists()
     assert Game.objects.get(pk=game["id"]).deadline == row.deadline
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="prepared statements are PostgreSQL's")
+def test_the_hot_path_statements_become_prepared_statements_on_postgresql(two_people) -> None:  # type: ignore[no-untyped-def]
+    _table, host, _guest, game = two_people()
+    for _ in range(6):  # psycopg prepares a statement on its 5th run on a connection
+        sql.token_with_user_and_player(host.token)
+        with transaction.atomic():
+            sql.game_locked_with_seats(game["id"])
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT statement FROM pg_prepared_statements")
+        prepared = [row[0] for row in cursor.fetchall()]
+    assert any('FROM "authtoken_token" t' in text for text in prepared), prepared
+    assert any("FOR UPDATE" in text for text in prepared), prepared
+    assert any('FROM "games_seat" s' in text for text in prepared), prepared
