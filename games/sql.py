@@ -269,43 +269,65 @@ def seats_with_players(table_id: int) -> list[Seat]:
 
 
 @cache
-def _game_with_seats_sql(vendor: str) -> str:
+def _game_with_seats_sql(vendor: str, uncontended_lock: bool = False) -> str:
+    """The game, its table's seats and their players in one statement (parameter: the game id).
+
+    ``uncontended_lock`` (PostgreSQL): also lock the game row, but only if nobody holds it (``SKIP
+    LOCKED``: no row instead of a wait), and add a last column telling whether the locked row is
+    the version this statement's snapshot saw (the same ``xmin``)."""
     game_pk = f"g.{_qn(Game._meta.pk.column)}"
     player_pk = f"p.{_qn(Player._meta.pk.column)}"
+    same_version, lock = "", ""
+    if uncontended_lock:
+        same_version = (f", g.xmin::text = (SELECT g2.xmin::text FROM {_qn(Game._meta.db_table)} g2 "
+                        f"WHERE g2.{_qn(Game._meta.pk.column)} = {game_pk})")
+        lock = " FOR UPDATE OF g SKIP LOCKED"
     return (
-        f"SELECT {_columns(Game, 'g')}, {_columns(Seat, 's')}, {_columns(Player, 'p')}, {_webhook_flag(player_pk)} "
+        f"SELECT {_columns(Game, 'g')}, {_columns(Seat, 's')}, {_columns(Player, 'p')}, {_webhook_flag(player_pk)}"
+        f"{same_version} "
         f"FROM {_qn(Game._meta.db_table)} g "
         f"LEFT OUTER JOIN {_qn(Seat._meta.db_table)} s "
         f"ON s.{_qn(Seat._meta.get_field('table').column)} = g.{_qn(Game._meta.get_field('table').column)} "
         f"LEFT OUTER JOIN {_qn(Player._meta.db_table)} p "
         f"ON {player_pk} = s.{_qn(Seat._meta.get_field('player').column)} "
-        f"WHERE {game_pk} = %s ORDER BY s.{_qn(Seat._meta.get_field('position').column)}"
+        f"WHERE {game_pk} = %s ORDER BY s.{_qn(Seat._meta.get_field('position').column)}{lock}"
     )
 
 
-def game_with_seats(game_id: int) -> tuple[Game, list[Seat]] | None:
-    """``game_row(game_id)`` and ``seats_with_players(game.table_id)`` in one statement: every
-    game view reads both, and one statement is one consistent snapshot. Reads only: a move reads
-    its seats after it holds the game's lock (a statement that waits for a row lock sees the
-    other rows as they were before it waited)."""
-    with _cursor() as cursor:
-        cursor.execute(_game_with_seats_sql(connection.vendor), [game_id])
-        rows = cursor.fetchall()
-    if not rows:
-        return None
+def _game_and_seats(rows: Sequence[Sequence[Any]]) -> tuple[Game, list[Seat]]:
     game_end = _width(Game)
     game = _load(Game, rows[0][:game_end])
     seats = [_seat(row[game_end:]) for row in rows if row[game_end] is not None]
     return game, seats  # type: ignore[return-value]
 
 
+def game_with_seats(game_id: int) -> tuple[Game, list[Seat]] | None:
+    """``game_row(game_id)`` and ``seats_with_players(game.table_id)`` in one statement: every
+    game view reads both, and one statement is one consistent snapshot."""
+    with _cursor() as cursor:
+        cursor.execute(_game_with_seats_sql(connection.vendor), [game_id])
+        rows = cursor.fetchall()
+    return _game_and_seats(rows) if rows else None
+
+
 def game_locked_with_seats(game_id: int) -> tuple[Game, list[Seat]] | None:
     """The game row, locked (``FOR UPDATE`` where the backend has it), and its table's seats with
-    their players: what every move reads first, in one round trip on PostgreSQL.
+    their players, as the previous holder of the lock committed them: what every move reads first.
 
-    Two statements sent together, not one join: the seats statement runs after the lock is held,
-    so it sees the seats as the previous lock holder committed them (a single statement that waits
-    for a row lock would see the joined rows as they were before it waited)."""
+    A statement that waits for a row lock sees the other rows as they were before it waited, so
+    one join is right only when it did not wait. On PostgreSQL the join first tries the lock
+    without waiting (``SKIP LOCKED``) and checks that the row it locked is the version its snapshot
+    saw: then nothing committed in between and its seats are current (one statement: the common
+    case). Otherwise (another move holds the lock, or one committed while this statement ran) the
+    lock is taken, waiting, and the seats are read after it, in a second statement; the two go in
+    one round trip (:class:`Together`). Other backends run the two statements (SQLite runs one
+    writer at a time anyway)."""
+    if connection.vendor == "postgresql":
+        with _cursor() as cursor:
+            cursor.execute(_game_with_seats_sql(connection.vendor, True), [game_id])
+            rows = cursor.fetchall()
+        if rows and rows[0][-1]:
+            return _game_and_seats([row[:-1] for row in rows])
     found: dict[str, Any] = {}
     together = Together()
     together.add(_game_sql(connection.vendor, True), [game_id], on_rows=lambda rows: found.update(game=rows))

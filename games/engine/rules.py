@@ -21,6 +21,7 @@ do both), excluding every rank from the starter, or ranks the deck does not have
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields, replace
+from functools import lru_cache
 from typing import Any
 
 from .cards import DECK_RANKS, MAX_JOKERS
@@ -97,19 +98,44 @@ class RuleSet:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> RuleSet:
-        """Inverse of :meth:`to_json` (validated like any override)."""
-        data = dict(data)
-        name = data.pop("rules", "classic")
-        if name not in PRESETS:
-            raise RulesError("rules", f"unknown rule set {name!r}")
-        return _build(PRESETS[name], data)
+        """Inverse of :meth:`to_json` (validated like any override).
+
+        Every stored round holds its rules, and every move reads them back: equal data gives the
+        same (immutable) RuleSet from a small cache. The cache key holds each value's type, so
+        ``true`` and ``1`` are never taken for each other, and refused data is never cached."""
+        try:
+            key = tuple(sorted((option, type(value), tuple(value) if isinstance(value, list) else value)
+                               for option, value in data.items()))
+            hash(key)
+        except TypeError:  # a value that cannot be a key (a dict, a nested list): no cache
+            return _rules_from_json(dict(data))
+        return _rules_from_key(key)
 
     def to_json(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["rules"] = data.pop("name")
+        data = dict(_rules_json(self))
         data["players"] = list(self.players)
         data["starter_excludes"] = list(self.starter_excludes)
         return data
+
+
+@lru_cache(maxsize=256)
+def _rules_json(rules: RuleSet) -> dict[str, Any]:
+    """The JSON of a RuleSet, computed once per distinct RuleSet (callers get a copy)."""
+    data = asdict(rules)
+    data["rules"] = data.pop("name")
+    return data
+
+
+@lru_cache(maxsize=256)
+def _rules_from_key(key: tuple[tuple[str, type, Any], ...]) -> RuleSet:
+    return _rules_from_json({option: list(value) if kind is list else value for option, kind, value in key})
+
+
+def _rules_from_json(data: dict[str, Any]) -> RuleSet:
+    name = data.pop("rules", "classic")
+    if name not in PRESETS:
+        raise RulesError("rules", f"unknown rule set {name!r}")
+    return _build(PRESETS[name], data)
 
 
 _BOOL_OPTIONS = {f.name for f in fields(RuleSet) if f.type == "bool"}

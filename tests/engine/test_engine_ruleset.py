@@ -121,3 +121,27 @@ def test_impossible_combination_is_named(preset, overrides, option):
 def test_largest_table_that_the_deck_can_deal_is_allowed():
     rules = RuleSet.from_preset("classic", {"players": [2, 6]})  # 6 * 5 + 1 = 31 <= 32
     assert rules.max_players == 6
+
+
+def test_stored_rules_read_back_never_take_true_for_1():
+    """from_json keeps a cache of read rules: a boolean where a number belongs is still refused
+    after the same value as a number was read (True == 1 in Python)."""
+    stored = RuleSet.from_preset("classic", {"hand_size": 1}).to_json()
+    assert RuleSet.from_json(stored).hand_size == 1
+    with pytest.raises(RulesError) as refused:
+        RuleSet.from_json({**stored, "hand_size": True})
+    assert refused.value.option == "hand_size"
+    with pytest.raises(RulesError):
+        RuleSet.from_json({**stored, "must_play": 1})
+
+
+def test_rules_json_is_a_fresh_copy_each_time():
+    rules = RuleSet.from_preset("tavern")
+    first = rules.to_json()
+    first["players"].append(99)
+    first["hand_size"] = 0
+    assert rules.to_json() == RuleSet.from_preset("tavern").to_json()
+    assert RuleSet.from_json(rules.to_json()) == rules
+    with pytest.raises(RulesError) as refused:  # a value that cannot be cached is still validated
+        RuleSet.from_json({**rules.to_json(), "extra": {"a": 1}})
+    assert refused.value.option == "extra"

@@ -63,3 +63,49 @@ def test_twenty_threads_same_idempotency_key_apply_once(two_people) -> None:  # 
     assert statuses.count(200) >= 1 and set(statuses) <= {200, 409} and len(statuses) == 20
     assert Move.objects.filter(game_id=game["id"]).count() == 1
     assert Game.objects.get(pk=game["id"]).version == 1
+
+
+def test_a_move_waiting_for_the_lock_reads_the_seats_its_holder_committed(two_people) -> None:  # type: ignore[no-untyped-def]
+    """The game row and the seats come in one statement only when nobody holds the lock; a move that
+    must wait reads the seats after the wait, as the holder left them (here: a bot took a seat)."""
+    from django.db import transaction
+
+    from games import sql
+    from games.models import Seat
+
+    table, _host, _guest, game = two_people()
+    holding, release = threading.Event(), threading.Event()
+
+    def holder() -> None:
+        try:
+            with transaction.atomic():
+                Game.objects.select_for_update().get(pk=game["id"])
+                Seat.objects.filter(table_id=table.id, position=1).update(bot_controlled=True)
+                holding.set()
+                release.wait(10)
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=holder)
+    thread.start()
+    assert holding.wait(10)
+    found: dict[str, object] = {}
+
+    def mover() -> None:
+        try:
+            with transaction.atomic():
+                found["result"] = sql.game_locked_with_seats(game["id"])
+        finally:
+            connection.close()
+
+    waiting = threading.Thread(target=mover)
+    waiting.start()
+    waiting.join(0.5)
+    assert waiting.is_alive(), "the move waits for the lock"
+    release.set()
+    thread.join(10)
+    waiting.join(10)
+    result = found["result"]
+    assert result is not None
+    _game_row, seats = result  # type: ignore[misc]
+    assert [s.bot_controlled for s in seats] == [False, True]
