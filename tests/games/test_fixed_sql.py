@@ -8,6 +8,7 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
+from django.conf import settings
 from django.db import DatabaseError, connection, transaction
 from django.db.models import Model
 from django.utils import timezone
@@ -151,6 +152,7 @@ def test_a_statement_sent_together_that_touches_no_row_fails_them_all(two_people
 
 
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="prepared statements are PostgreSQL's")
+@pytest.mark.skipif(not settings.MAUMAU_PREPARED_STATEMENTS, reason="MAUMAU_PREPARED_STATEMENTS is off")
 def test_the_hot_path_statements_become_prepared_statements_on_postgresql(two_people) -> None:  # type: ignore[no-untyped-def]
     _table, host, _guest, game = two_people()
     for _ in range(6):  # psycopg prepares a statement on its 5th run on a connection
