@@ -485,7 +485,8 @@ def move_submit(
         if refusal is None and play_bots:
             _bots_play(rnd, now)
         if rnd.pending:
-            writes = sql.Together()  # the ledger rows, the game row, what receivers add: one round trip
+            # The ledger rows, the game row and what receivers add: one statement on PostgreSQL.
+            writes = sql.Together(independent=True)
             _save_round(rnd, now, writes)
             _publish(rnd, writes)
             writes.send()

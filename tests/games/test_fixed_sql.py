@@ -115,34 +115,39 @@ def frontend_syncs(send: Callable[[], None]) -> int:
         return sum(1 for line in trace if line.startswith("F\t") and "\tSync" in line)
 
 
-def test_statements_sent_together_run_in_order_in_one_round_trip_on_postgresql(  # type: ignore[no-untyped-def]
-    two_people, django_assert_num_queries
+@pytest.mark.parametrize("independent", [False, True], ids=["pipeline", "one statement"])
+def test_statements_sent_together_run_in_one_round_trip_on_postgresql(  # type: ignore[no-untyped-def]
+    two_people, django_assert_num_queries, independent
 ) -> None:
     _table, host, _guest, game = two_people()
-    notes = [Notification(player_id=host.player_id, kind="your_turn", data={"n": n}) for n in range(2)]
+    notes = [Notification(player_id=host.player_id, kind="your_turn", data={"n": n}) for n in range(3)]
     row = Game.objects.get(pk=game["id"])
     row.deadline = timezone.now() + timedelta(days=1)
-    together = sql.Together()
+    together = sql.Together(independent=independent)
     sql.rows_insert(notes[:1], together=together)
     sql.game_update(row, ["deadline"], together=together)
     sql.rows_insert(notes[1:], together=together)
     assert all(n.pk is None for n in notes), "nothing is sent before send()"
-    with django_assert_num_queries(3):
+    with django_assert_num_queries(1 if independent and connection.vendor == "postgresql" else 3):
         if connection.vendor == "postgresql":
             assert frontend_syncs(together.send) == 1
         else:
             together.send()
-    assert notes[0].pk is not None and notes[1].pk > notes[0].pk
+    assert notes[0].pk is not None and notes[1].pk is not None and notes[2].pk > notes[1].pk
+    assert [fields_of(n) for n in notes] == [fields_of(Notification.objects.get(pk=n.pk)) for n in notes]
     assert Game.objects.get(pk=game["id"]).deadline == row.deadline
     assert together.statements == [], "sent statements are not sent again"
 
 
-def test_a_statement_sent_together_that_touches_no_row_fails_them_all(two_people) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.parametrize("independent", [False, True], ids=["pipeline", "one statement"])
+def test_a_statement_sent_together_that_touches_no_row_fails_them_all(  # type: ignore[no-untyped-def]
+    two_people, independent
+) -> None:
     _table, host, _guest, game = two_people()
     row = Game.objects.get(pk=game["id"])
     gone = Game(pk=10**9, deadline=timezone.now())
     note = Notification(player_id=host.player_id, kind="your_turn", data={})
-    together = sql.Together()
+    together = sql.Together(independent=independent)
     sql.rows_insert([note], together=together)
     sql.game_update(gone, ["deadline"], together=together)
     with pytest.raises(DatabaseError), transaction.atomic():

@@ -13,10 +13,10 @@ pytestmark = pytest.mark.django_db
 
 #: token+user+player, SAVEPOINT, [PostgreSQL: advisory try-lock on the key], key lookup, game FOR
 #: UPDATE with seats+players (one statement on PostgreSQL when nobody holds the lock, two on SQLite;
-#: the seats tell that nobody here has a webhook, so there is no webhook look-up), INSERT move,
-#: UPDATE game, INSERT your_turn notification, [PostgreSQL: pg_notify of the wake-ups], INSERT
-#: idempotency record, RELEASE. On PostgreSQL the four writes go in one round trip (games.sql.Together).
-MOVE_QUERIES = 11 if connection.vendor == "postgresql" else 10
+#: the seats tell that nobody here has a webhook, so there is no webhook look-up), the writes (INSERT
+#: move, UPDATE game, INSERT your_turn notification, [PostgreSQL: pg_notify of the wake-ups]: one
+#: statement on PostgreSQL, games.sql.Together), INSERT idempotency record, RELEASE.
+MOVE_QUERIES = 8 if connection.vendor == "postgresql" else 10
 
 
 def slow_choice(legal: list[dict]) -> dict:
