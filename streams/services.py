@@ -53,14 +53,18 @@ def _people(game: Game) -> list[tuple[int, Seat]]:
     return _people_of([at.get(position) for position in game.positions])  # type: ignore[misc]
 
 
-def notifications_create(items: list[Notification]) -> list[Notification]:
+def notifications_create(items: list[Notification], *,
+                         without_webhooks: frozenset[int] = frozenset()) -> list[Notification]:
     """Write notifications in a transaction of their own, queue their webhook deliveries, wake the
-    players' streams (after commit)."""
+    players' streams (after commit). ``without_webhooks``: players known to have no active webhook
+    (their notifications and the wake-up then go in one statement on PostgreSQL)."""
     if not items:
         return []
     with transaction.atomic():
-        created = _notifications_write(items)
-        channels.publish_on_commit(*sorted({channels.player_topic(n.player_id) for n in created}))
+        writes = sql.Together(independent=True)
+        created = _notifications_write(items, without_webhooks=without_webhooks, writes=writes)
+        channels.publish_on_commit(*sorted({channels.player_topic(n.player_id) for n in created}), writes=writes)
+        writes.send()
     return created
 
 
@@ -199,16 +203,22 @@ def _league_over(table: Table) -> list[Notification]:
 
 
 def on_round_started(*, game_id: int) -> list[Notification]:
-    game = Game.objects.filter(pk=game_id).first()
-    if game is None:
+    """round_started for every person in the round, and your_turn for the one who opens it (unless
+    bots opened it: their move told). One read: the game with its seats, players and webhook flags."""
+    found = sql.game_with_seats(game_id)
+    if found is None:
         return []
+    game, table_seats = found
+    at = {s.position: s for s in table_seats}
+    people = _people_of([at.get(position) for position in game.positions])  # type: ignore[misc]
     items = [Notification(player_id=seat.player_id, kind="round_started", table_id=game.table_id, game=game,
                           data={"game": game.pk, "number": game.number, "seat": index, "turn": game.turn})
-             for index, seat in _people(game)]
-    if game.version == 0 and game.status == "active":  # bots that open the round notify via the move
-        items += [_your_turn(game, index, seat) for index, seat in _people(game) if index == game.turn]
+             for index, seat in people]
+    if game.version == 0 and game.status == "active":
+        items += [_your_turn(game, index, seat) for index, seat in people if index == game.turn]
         reminder_schedule(game=game)
-    return notifications_create(items)
+    without_webhooks = frozenset(s.player_id for s in table_seats if s.player.has_active_webhooks is False)
+    return notifications_create(items, without_webhooks=without_webhooks)
 
 
 def on_player_joined(*, seat_id: int) -> list[Notification]:
