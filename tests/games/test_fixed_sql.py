@@ -75,29 +75,18 @@ def test_inserted_rows_get_their_ids_and_read_back_equal(two_people) -> None:  #
     assert Move.objects.filter(game_id=game["id"]).count() == Game.objects.get(pk=game["id"]).version
 
 
-def test_a_game_with_its_seats_in_one_read(two_people) -> None:  # type: ignore[no-untyped-def]
-    table, _host, _guest, game = two_people()
-    found = sql.game_with_seats(game["id"])
-    assert found is not None
-    row, seats = found
-    assert fields_of(row) == fields_of(Game.objects.get(pk=game["id"]))
-    orm = list(Seat.objects.filter(table_id=table.id).select_related("player").order_by("position"))
-    assert [fields_of(s) for s in seats] == [fields_of(s) for s in orm]
-    assert [fields_of(s.player) for s in seats] == [fields_of(s.player) for s in orm]
-    assert sql.game_with_seats(10**9) is None
-
-
-def test_the_locked_game_comes_with_the_seats_the_orm_reads(two_people) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.parametrize("read", [sql.game_with_seats, sql.game_locked_with_seats], ids=["read", "locked"])
+def test_a_game_comes_with_the_seats_the_orm_reads(two_people, read) -> None:  # type: ignore[no-untyped-def]
     table, _host, _guest, game = two_people()
     with transaction.atomic():
-        found = sql.game_locked_with_seats(game["id"])
+        found = read(game["id"])
         assert found is not None
         row, seats = found
         assert fields_of(row) == fields_of(Game.objects.get(pk=game["id"]))
         orm = list(Seat.objects.filter(table_id=table.id).select_related("player").order_by("position"))
         assert [fields_of(s) for s in seats] == [fields_of(s) for s in orm]
         assert [fields_of(s.player) for s in seats] == [fields_of(s.player) for s in orm]
-        assert sql.game_locked_with_seats(10**9) is None
+        assert read(10**9) is None
 
 
 def frontend_syncs(send: Callable[[], None]) -> int:
