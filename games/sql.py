@@ -108,8 +108,8 @@ class Together:
     other, in order, each as its own command (in READ COMMITTED each takes a new snapshot, so a
     statement after a ``FOR UPDATE`` sees what the lock holder committed), and as prepared
     statements (see :func:`_cursor`). The first error fails the whole transaction, as it would have
-    one by one. When the transaction has not begun yet, psycopg's ``BEGIN`` joins the same round
-    trip. Elsewhere (SQLite) the statements run one by one, in the same order, at :meth:`send`.
+    one by one. (A transaction's ``BEGIN`` still costs a round trip of its own: psycopg waits for
+    it.) Elsewhere (SQLite) the statements run one by one, in the same order, at :meth:`send`.
 
     ``on_rows`` gets the rows a statement returned; ``rowcount`` is checked where given.
     """
@@ -119,7 +119,8 @@ class Together:
     #: read what the others write nor depend on their order: on PostgreSQL they then go as ONE
     #: statement, each in a data-modifying ``WITH`` (all see the same snapshot and run in no set
     #: order), which costs both sides less than a pipeline of several. A statement with ``on_rows``
-    #: must return one column (the ids of an INSERT, say).
+    #: must return one column (the ids of an INSERT, in the order of its VALUES, as PostgreSQL
+    #: returns them and Django's ``bulk_create`` relies on).
     independent: bool = False
 
     def add(self, sql: str, params: Sequence[Any], *, on_rows: Callable[[list[tuple[Any, ...]]], None] | None = None,
