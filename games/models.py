@@ -8,6 +8,8 @@ each row carries ``hash = sha256(prev_hash + canonical JSON of the row)``, and
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from django.conf import settings
 from django.db import models
 
@@ -102,6 +104,11 @@ class Game(models.Model):
 
     def __str__(self) -> str:
         return f"Game {self.pk} (table {self.table_id} round {self.number}, v{self.version})"
+
+    def seats_in_order(self, table_seats: Iterable[Seat]) -> list[Seat]:
+        """This round's seats in game-seat order, from its table's seats (seats are never deleted)."""
+        at = {seat.position: seat for seat in table_seats}
+        return [at[position] for position in self.positions]
 
 
 class Move(models.Model):

@@ -141,8 +141,7 @@ def game_seats_for_player(*, game: Game, player: Player) -> tuple[Game, list[Sea
 def seats_for_player(game: Game, table_seats: list[Seat], *, player: Player) -> tuple[Game, list[Seat], int]:
     """The game's seats in game-seat order (from its table's seats) and the caller's game seat; 403
     if the caller has none."""
-    at = {s.position: s for s in table_seats}
-    seats = [at[p] for p in game.positions]
+    seats = game.seats_in_order(table_seats)
     viewer = next((i for i, s in enumerate(seats) if s.player_id == player.pk), None)
     if viewer is None:
         raise PermissionDeniedError(message=_not_seated())

@@ -376,11 +376,6 @@ class _Round:
         return move
 
 
-def _seats_in_game_order(game: Game, seats: list[Seat]) -> list[Seat]:
-    at = {s.position: s for s in seats}
-    return [at[p] for p in game.positions]
-
-
 def _idempotent_replay(player: Player, key: str, fingerprint: str) -> MoveOutcome | None:
     record = IdempotencyRecord.objects.filter(player=player, key=key).first()
     if record is None:
@@ -453,7 +448,7 @@ def move_submit(
         game, table_seats = found
         if actor != "clock":
             clock_check(game)  # a passed deadline is resolved first (ClockDue, see clocks_first)
-        seats = _seats_in_game_order(game, table_seats)
+        seats = game.seats_in_order(table_seats)
         if actor == "player":
             assert player is not None
             seat = next((i for i, s in enumerate(seats) if s.player_id == player.pk), None)
@@ -620,13 +615,6 @@ def idempotency_records_purge(*, keep: timedelta) -> int:
     key reused after that is a new request (Stripe keeps keys for 24 hours, so do we by default)."""
     deleted, _ = IdempotencyRecord.objects.filter(created_at__lt=timezone.now() - keep).delete()
     return deleted
-
-
-def game_seat_of(*, game: Game, seats: list[Seat], player: Player) -> int | None:
-    for index, seat in enumerate(_seats_in_game_order(game, seats)):
-        if seat.player_id == player.pk:
-            return index
-    return None
 
 
 def bench_floor_touch(*, player: Player) -> int:

@@ -44,13 +44,12 @@ def _iso(value: Any) -> str | None:
 def _people_of(seats: list[Seat]) -> list[tuple[int, Seat]]:
     """(game seat, Seat) of the persons among seats in game order (bots and leavers get nothing)."""
     return [(index, seat) for index, seat in enumerate(seats)
-            if seat is not None and not seat.player.is_bot and not seat.left]
+            if not seat.player.is_bot and not seat.left]
 
 
 def _people(game: Game) -> list[tuple[int, Seat]]:
     """(game seat, Seat) of the persons in this round, read from the database."""
-    at = {s.position: s for s in Seat.objects.filter(table_id=game.table_id).select_related("player")}
-    return _people_of([at.get(position) for position in game.positions])  # type: ignore[misc]
+    return _people_of(game.seats_in_order(Seat.objects.filter(table_id=game.table_id).select_related("player")))
 
 
 def notifications_create(items: list[Notification], *,
@@ -149,9 +148,9 @@ def on_moves_appended(*, game: Game, seats: list[Seat], moves: list[Move],
         items = _move_notifications(game, seats, moves)
     except Exception:  # building is plain Python on loaded rows: a bug here must not fail the move
         log.exception("streams: notifications of game %s v%s failed", game.pk, game.version)
-    # The seats came from games.sql.seats_with_players, which tells who has an active webhook.
+    # The seats came from games.sql.game_locked_with_seats, which tells who has an active webhook.
     without_webhooks = frozenset(s.player_id for s in seats
-                                 if s is not None and getattr(s.player, "has_active_webhooks", None) is False)
+                                 if getattr(s.player, "has_active_webhooks", None) is False)
     created = _notifications_write(items, without_webhooks=without_webhooks, writes=writes)
     channels.publish_on_commit(channels.game_topic(game.pk),
                                *sorted({channels.player_topic(n.player_id) for n in created}), writes=writes)
@@ -209,8 +208,7 @@ def on_round_started(*, game_id: int) -> list[Notification]:
     if found is None:
         return []
     game, table_seats = found
-    at = {s.position: s for s in table_seats}
-    people = _people_of([at.get(position) for position in game.positions])  # type: ignore[misc]
+    people = _people_of(game.seats_in_order(table_seats))
     items = [Notification(player_id=seat.player_id, kind="round_started", table_id=game.table_id, game=game,
                           data={"game": game.pk, "number": game.number, "seat": index, "turn": game.turn})
              for index, seat in people]
