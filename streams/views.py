@@ -11,15 +11,15 @@ stream shows exactly what ``GET /games/{id}/events`` and ``GET /games/{id}`` sho
 
 from __future__ import annotations
 
+import functools
 import json
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
-from rest_framework.authtoken.models import Token
 
-from games import selectors
+from games import selectors, sql
 from games.models import Game, Player
 from maumau.errors import MESSAGES, DomainError, ValidationFailed, error_body
 from maumau.params import QUERY_INT_MAX, query_int
@@ -45,16 +45,18 @@ def _unauthenticated() -> JsonResponse:
 
 
 def _player_for_token(header: str) -> Player:
+    """The caller's Player by ``Authorization: Token <key>``, through the same look-up as the DRF
+    views (``games.sql.token_with_user_and_player``: token, user and player in one statement)."""
     parts = header.split()
     if len(parts) != 2 or parts[0].lower() != "token":
         raise _Unauthenticated()
-    token = Token.objects.select_related("user").filter(key=parts[1]).first()
+    token = sql.token_with_user_and_player(parts[1])
     if token is None or not token.user.is_active:
         raise _Unauthenticated()
-    player = Player.objects.filter(user_id=token.user_id).first()
-    if player is None:
-        raise _Unauthenticated()
-    return player
+    try:
+        return token.user.player
+    except Player.DoesNotExist as exc:
+        raise _Unauthenticated() from exc
 
 
 def _sse(*, data: Any, event: str | None = None, event_id: int | None = None) -> bytes:
@@ -74,8 +76,22 @@ def _stream_response(body: AsyncIterator[bytes]) -> StreamingHttpResponse:
     return response
 
 
-async def _caller(request: HttpRequest) -> Player:
-    return await channels.db(_player_for_token, request.headers.get("Authorization", ""))
+def _authenticated(view: Callable[..., Awaitable[HttpResponse]]) -> Callable[..., Awaitable[HttpResponse]]:
+    """What every view here does first and last: the caller's Player (401 without one) is passed
+    after the request, and a DomainError becomes its error in the API.md shape."""
+
+    @functools.wraps(view)
+    async def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        try:
+            player = await channels.db(_player_for_token, request.headers.get("Authorization", ""))
+        except _Unauthenticated:
+            return _unauthenticated()
+        try:
+            return await view(request, player, *args, **kwargs)
+        except DomainError as exc:
+            return _error(exc)
+
+    return wrapper
 
 
 # --- long-poll: GET /api/v1/games/{id}?wait=<s>&after=<version> -----------------------------------
@@ -116,48 +132,42 @@ def _version_from_etag(value: str) -> int | None:
     return None
 
 
-async def game_wait(request: HttpRequest, game_id: int) -> HttpResponse:
+@_authenticated
+async def game_wait(request: HttpRequest, player: Player, game_id: int) -> HttpResponse:
     """The game view, as soon as its version is past ``after``; 304 when ``wait`` runs out."""
     try:
-        player = await _caller(request)
-    except _Unauthenticated:
-        return _unauthenticated()
+        wait = float(request.GET.get("wait", "0") or 0)
+    except ValueError as exc:
+        raise ValidationFailed(details={"field": "wait", "reason": "seconds, at most 60"}) from exc
+    if not wait >= 0:  # also refuses NaN
+        raise ValidationFailed(details={"field": "wait", "reason": "seconds, at most 60"})
+    wait = min(wait, float(setting("STREAMS_LONGPOLL_MAX_SECONDS")))
+    after = query_int(request.GET.get("after"), "after")
+    if after is None:
+        after = _version_from_etag(request.headers.get("If-None-Match", ""))
+    hub = channels.hub()
+    sub = hub.subscribe(channels.game_topic(game_id))
     try:
-        try:
-            wait = float(request.GET.get("wait", "0") or 0)
-        except ValueError as exc:
-            raise ValidationFailed(details={"field": "wait", "reason": "seconds, at most 60"}) from exc
-        if not wait >= 0:  # also refuses NaN
-            raise ValidationFailed(details={"field": "wait", "reason": "seconds, at most 60"})
-        wait = min(wait, float(setting("STREAMS_LONGPOLL_MAX_SECONDS")))
-        after = query_int(request.GET.get("after"), "after")
+        version, etag = await channels.db(_game_open, game_id, player)
         if after is None:
-            after = _version_from_etag(request.headers.get("If-None-Match", ""))
-        hub = channels.hub()
-        sub = hub.subscribe(channels.game_topic(game_id))
-        try:
-            version, etag = await channels.db(_game_open, game_id, player)
-            if after is None:
-                after = version  # no reference: wait for the next move
-            deadline = time.monotonic() + wait
-            while version <= after:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0 or not await sub.wait(remaining):
-                    version, etag = await channels.db(_game_open, game_id, player)
-                    if version > after:
-                        break
-                    response = HttpResponse(status=304)
-                    response["ETag"] = etag
-                    return response
-                version = await channels.db(_game_version, game_id)
-        finally:
-            sub.close()
-        view, etag = await channels.db(_game_answer, game_id, player)
-        response = JsonResponse(view)
-        response["ETag"] = etag
-        return response
-    except DomainError as exc:
-        return _error(exc)
+            after = version  # no reference: wait for the next move
+        deadline = time.monotonic() + wait
+        while version <= after:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not await sub.wait(remaining):
+                version, etag = await channels.db(_game_open, game_id, player)
+                if version > after:
+                    break
+                response = HttpResponse(status=304)
+                response["ETag"] = etag
+                return response
+            version = await channels.db(_game_version, game_id)
+    finally:
+        sub.close()
+    view, etag = await channels.db(_game_answer, game_id, player)
+    response = JsonResponse(view)
+    response["ETag"] = etag
+    return response
 
 
 # --- SSE of a game's ledger: GET /api/v1/games/{id}/stream -------------------------------------------
@@ -184,17 +194,11 @@ def _last_event_id(request: HttpRequest) -> int | None:
     return query_int(request.GET.get("after"), "after")
 
 
-async def game_stream(request: HttpRequest, game_id: int) -> HttpResponse:
+@_authenticated
+async def game_stream(request: HttpRequest, player: Player, game_id: int) -> HttpResponse:
     """``id:`` = ledger seq, so ``Last-Event-ID`` (or ``?after=``) resumes without loss or repeat."""
-    try:
-        player = await _caller(request)
-    except _Unauthenticated:
-        return _unauthenticated()
-    try:
-        after = _last_event_id(request)
-        viewer, version = await channels.db(_ledger_open, game_id, player)
-    except DomainError as exc:
-        return _error(exc)
+    after = _last_event_id(request)
+    viewer, version = await channels.db(_ledger_open, game_id, player)
     return _stream_response(_game_events(game_id, viewer, version if after is None else after))
 
 
@@ -232,18 +236,12 @@ def _notifications_after(player_id: int, after: int) -> list[dict[str, Any]]:
     return [n.payload() for n in rows]
 
 
-async def me_stream(request: HttpRequest) -> HttpResponse:
+@_authenticated
+async def me_stream(request: HttpRequest, player: Player) -> HttpResponse:
     """``id:`` = notification id; without Last-Event-ID / ``after`` only new notifications come."""
-    try:
-        player = await _caller(request)
-    except _Unauthenticated:
-        return _unauthenticated()
-    try:
-        after = _last_event_id(request)
-        if after is None:
-            after = await channels.db(_last_notification, player)
-    except DomainError as exc:
-        return _error(exc)
+    after = _last_event_id(request)
+    if after is None:
+        after = await channels.db(_last_notification, player)
     return _stream_response(_me_events(player.pk, after))
 
 
