@@ -118,24 +118,12 @@ def game_for_player(*, game_id: int, player: Player) -> tuple[Game, list[Seat], 
     return seats_for_player(*game_with_seats(game_id=game_id), player=player)
 
 
-def game_get(*, game_id: int) -> Game:
-    game = sql.game_row(game_id)
-    if game is None:
-        raise NotFoundError()
-    return game
-
-
 def game_with_seats(*, game_id: int) -> tuple[Game, list[Seat]]:
     """The game and the seats of its table (by position, players loaded), in one query; 404 if missing."""
     found = sql.game_with_seats(game_id)
     if found is None:
         raise NotFoundError()
     return found
-
-
-def game_seats_for_player(*, game: Game, player: Player) -> tuple[Game, list[Seat], int]:
-    """``game_for_player`` for a game already read: one query for the seats and their players."""
-    return seats_for_player(game, sql.seats_with_players(game.table_id), player=player)
 
 
 def seats_for_player(game: Game, table_seats: list[Seat], *, player: Player) -> tuple[Game, list[Seat], int]:

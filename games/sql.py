@@ -241,20 +241,12 @@ def token_with_user_and_player(key: str) -> Token | None:
 
 
 @cache
-def _game_sql(vendor: str, for_update: bool) -> str:
-    lock = " FOR UPDATE" if for_update and connection.features.has_select_for_update else ""
+def _game_locked_sql(vendor: str) -> str:
+    """The game row (parameter: its id), locked where the backend has ``FOR UPDATE`` (SQLite runs one
+    writer at a time anyway)."""
+    lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
     pk = _qn(Game._meta.pk.column)
     return f"SELECT {_columns(Game, 'g')} FROM {_qn(Game._meta.db_table)} g WHERE g.{pk} = %s{lock}"
-
-
-def game_row(game_id: int, *, for_update: bool = False) -> Game | None:
-    """``Game.objects[.select_for_update()].filter(pk=game_id).first()`` in fixed SQL: every move
-    locks this row and every game view reads it. ``FOR UPDATE`` only where the backend has it
-    (SQLite runs one writer at a time anyway)."""
-    with _cursor() as cursor:
-        cursor.execute(_game_sql(connection.vendor, for_update), [game_id])
-        row = cursor.fetchone()
-    return _load(Game, row) if row is not None else None  # type: ignore[return-value]
 
 
 def _webhook_flag(player_pk: str) -> str:
@@ -268,13 +260,11 @@ def _webhook_flag(player_pk: str) -> str:
 
 
 @cache
-def _seats_sql(vendor: str, by_game: bool = False) -> str:
-    """The seats of a table (parameter: the table id), or of a game's table (the game id)."""
+def _seats_sql(vendor: str) -> str:
+    """The seats of a game's table (parameter: the game id) with their players and webhook flags."""
     player_pk = f"p.{_qn(Player._meta.pk.column)}"
-    table = "%s"
-    if by_game:
-        table = (f"(SELECT g.{_qn(Game._meta.get_field('table').column)} FROM {_qn(Game._meta.db_table)} g "
-                 f"WHERE g.{_qn(Game._meta.pk.column)} = %s)")
+    table = (f"(SELECT g.{_qn(Game._meta.get_field('table').column)} FROM {_qn(Game._meta.db_table)} g "
+             f"WHERE g.{_qn(Game._meta.pk.column)} = %s)")
     return (
         f"SELECT {_columns(Seat, 's')}, {_columns(Player, 'p')}, {_webhook_flag(player_pk)} "
         f"FROM {_qn(Seat._meta.db_table)} s INNER JOIN {_qn(Player._meta.db_table)} p "
@@ -293,18 +283,6 @@ def _seat(row: Sequence[Any]) -> Seat:
     player.has_active_webhooks = None if row[player_end] is None else bool(row[player_end])
     Seat._meta.get_field("player").set_cached_value(seat, player)
     return seat  # type: ignore[return-value]
-
-
-def seats_with_players(table_id: int) -> list[Seat]:
-    """``Seat.objects.filter(table_id=...).select_related("player")`` (ordered by position) in
-    fixed SQL: every move and every game view reads a table's seats with their players.
-
-    Each player also gets ``has_active_webhooks`` (True/False; None without the streams app):
-    most players have no webhook, and a move that knows it skips the webhook look-up of its
-    notifications (see ``streams.services.on_moves_appended``)."""
-    with _cursor() as cursor:
-        cursor.execute(_seats_sql(connection.vendor), [table_id])
-        return [_seat(row) for row in cursor.fetchall()]
 
 
 @cache
@@ -341,8 +319,8 @@ def _game_and_seats(rows: Sequence[Sequence[Any]]) -> tuple[Game, list[Seat]]:
 
 
 def game_with_seats(game_id: int) -> tuple[Game, list[Seat]] | None:
-    """``game_row(game_id)`` and ``seats_with_players(game.table_id)`` in one statement: every
-    game view reads both, and one statement is one consistent snapshot."""
+    """The game, the seats of its table and their players in one statement (one consistent
+    snapshot): every game view reads them."""
     with _cursor() as cursor:
         cursor.execute(_game_with_seats_sql(connection.vendor), [game_id])
         rows = cursor.fetchall()
@@ -367,10 +345,15 @@ def game_locked_with_seats(game_id: int) -> tuple[Game, list[Seat]] | None:
             rows = cursor.fetchall()
         if rows and rows[0][-1]:
             return _game_and_seats([row[:-1] for row in rows])
+    return _game_locked_then_seats(game_id)
+
+
+def _game_locked_then_seats(game_id: int) -> tuple[Game, list[Seat]] | None:
+    """Lock the game row (waiting for it), then read the seats: two statements, one round trip."""
     found: dict[str, Any] = {}
     together = Together()
-    together.add(_game_sql(connection.vendor, True), [game_id], on_rows=lambda rows: found.update(game=rows))
-    together.add(_seats_sql(connection.vendor, True), [game_id], on_rows=lambda rows: found.update(seats=rows))
+    together.add(_game_locked_sql(connection.vendor), [game_id], on_rows=lambda rows: found.update(game=rows))
+    together.add(_seats_sql(connection.vendor), [game_id], on_rows=lambda rows: found.update(seats=rows))
     together.send()
     if not found["game"]:
         return None

@@ -46,26 +46,6 @@ def test_a_user_without_player_has_no_player(django_user_model) -> None:  # type
         token.user.player  # noqa: B018
 
 
-def test_game_and_seats_are_those_of_the_orm(two_people) -> None:  # type: ignore[no-untyped-def]
-    table, host, guest, game = two_people()
-    state = view(host, game["id"])
-    clients = {0: host, 1: guest}
-    assert act(clients[state["turn"]], game["id"], state["legal_actions"][0]).status_code == 200
-    expected = Game.objects.get(pk=game["id"])
-    for for_update in (False, True):
-        row = sql.game_row(game["id"], for_update=for_update)
-        assert row is not None and fields_of(row) == fields_of(expected)
-        assert isinstance(row.state, dict) and row._state.adding is False
-    assert sql.game_row(10**9) is None
-    seats = sql.seats_with_players(table.id)
-    orm = list(Seat.objects.filter(table_id=table.id).select_related("player").order_by("position"))
-    assert [fields_of(s) for s in seats] == [fields_of(s) for s in orm]
-    assert [fields_of(s.player) for s in seats] == [fields_of(s.player) for s in orm]
-    assert [s.player.has_active_webhooks for s in seats] == [False, False]
-    Webhook.objects.create(player_id=seats[1].player_id, url="https://example.com/hook")
-    assert [s.player.has_active_webhooks for s in sql.seats_with_players(table.id)] == [False, True]
-
-
 def test_inserted_rows_get_their_ids_and_read_back_equal(two_people) -> None:  # type: ignore[no-untyped-def]
     _table, host, _guest, game = two_people()
     notes = [Notification(player_id=host.player_id, kind="your_turn", data={"n": n}) for n in range(3)]
@@ -75,18 +55,29 @@ def test_inserted_rows_get_their_ids_and_read_back_equal(two_people) -> None:  #
     assert Move.objects.filter(game_id=game["id"]).count() == Game.objects.get(pk=game["id"]).version
 
 
-@pytest.mark.parametrize("read", [sql.game_with_seats, sql.game_locked_with_seats], ids=["read", "locked"])
+@pytest.mark.parametrize("read", [sql.game_with_seats, sql.game_locked_with_seats, sql._game_locked_then_seats],
+                         ids=["read", "locked", "locked after a wait"])
 def test_a_game_comes_with_the_seats_the_orm_reads(two_people, read) -> None:  # type: ignore[no-untyped-def]
-    table, _host, _guest, game = two_people()
+    table, host, guest, game = two_people()
+    state = view(host, game["id"])
+    clients = {0: host, 1: guest}
+    assert act(clients[state["turn"]], game["id"], state["legal_actions"][0]).status_code == 200
     with transaction.atomic():
         found = read(game["id"])
         assert found is not None
         row, seats = found
         assert fields_of(row) == fields_of(Game.objects.get(pk=game["id"]))
+        assert isinstance(row.state, dict) and row._state.adding is False
         orm = list(Seat.objects.filter(table_id=table.id).select_related("player").order_by("position"))
         assert [fields_of(s) for s in seats] == [fields_of(s) for s in orm]
         assert [fields_of(s.player) for s in seats] == [fields_of(s.player) for s in orm]
+        assert [s.player.has_active_webhooks for s in seats] == [False, False]
         assert read(10**9) is None
+    Webhook.objects.create(player_id=seats[1].player_id, url="https://example.com/hook")
+    with transaction.atomic():
+        found = read(game["id"])
+        assert found is not None
+        assert [s.player.has_active_webhooks for s in found[1]] == [False, True]
 
 
 def round_trips(send: Callable[[], None]) -> int:
