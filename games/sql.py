@@ -27,6 +27,8 @@ from django.apps import apps
 from django.conf import settings
 from django.db import DatabaseError, connection
 from django.db.models import Model
+from django.db.models.base import ModelState
+from django.db.models.signals import post_init, pre_init
 from rest_framework.authtoken.models import Token
 
 from games.models import Game, Player, Seat
@@ -53,15 +55,38 @@ def _loader_parts(model: type[Model], vendor: str) -> tuple[tuple[str, ...], tup
     return tuple(names), tuple(converters)
 
 
+@cache
+def _inherits_init(model: type[Model]) -> bool:
+    return model.__init__ is Model.__init__ and model.from_db.__func__ is Model.from_db.__func__  # type: ignore[attr-defined]
+
+
+def _plain_init(model: type[Model]) -> bool:
+    """Whether building ``model`` from a row is nothing but setting its fields: ``Model.__init__``
+    and ``Model.from_db`` not overridden, no ``pre_init``/``post_init`` receiver for it (now)."""
+    return _inherits_init(model) and not pre_init.has_listeners(model) and not post_init.has_listeners(model)
+
+
 def _load(model: type[Model], row: Sequence[Any]) -> Model:
-    """One model instance from its columns (``_meta`` order), as a QuerySet would build it."""
+    """One model instance from its columns (``_meta`` order), as a QuerySet would build it.
+
+    Why not always ``from_db``: ``Model.__init__`` (signals, descriptors per field) costs more than
+    the rest of a row's load, and a move and a game view load a dozen rows. For a model where it
+    only sets the fields (:func:`_plain_init`), the instance gets them the way ``__init__`` stores
+    them (in ``__dict__`` under each field's ``attname``) and the state ``from_db`` gives it."""
     names, converters = _loader_parts(model, connection.vendor)
     values = []
     for value, (column, field_converters) in zip(row, converters, strict=True):
         for convert in field_converters:
             value = convert(value, column, connection)
         values.append(value)
-    return model.from_db(connection.alias, names, values)
+    if not _plain_init(model):
+        return model.from_db(connection.alias, names, values)
+    instance = model.__new__(model)
+    instance.__dict__.update(zip(names, values, strict=True))
+    instance._state = ModelState()
+    instance._state.adding = False
+    instance._state.db = connection.alias
+    return instance
 
 
 def _width(model: type[Model]) -> int:

@@ -150,3 +150,30 @@ def test_the_hot_path_statements_become_prepared_statements_on_postgresql(two_pe
         prepared = [row[0] for row in cursor.fetchall()]
     assert any('FROM "authtoken_token" t' in text for text in prepared), prepared
     assert any("FOR UPDATE OF g SKIP LOCKED" in text for text in prepared), prepared
+
+
+def test_a_loaded_row_is_a_saved_instance_and_init_receivers_still_run(two_people) -> None:  # type: ignore[no-untyped-def]
+    """The fast load skips Model.__init__ only where it would do nothing more than set the fields."""
+    from django.db.models.signals import post_init
+
+    _table, host, _guest, game = two_people()
+    found = sql.game_with_seats(game["id"])
+    assert found is not None
+    row, seats = found
+    assert row._state.db == "default" and row._state.adding is False
+    assert row.table.pk == row.table_id  # a foreign key still loads on first access
+    seats[0].consecutive_timeouts = 7
+    seats[0].save(update_fields=["consecutive_timeouts"])  # an UPDATE of the existing row
+    assert Seat.objects.get(pk=seats[0].pk).consecutive_timeouts == 7
+
+    built: list[Model] = []
+
+    def receiver(sender: type[Model], instance: Model, **kwargs: Any) -> None:
+        built.append(instance)
+
+    post_init.connect(receiver, sender=Player)
+    try:
+        token = sql.token_with_user_and_player(host.token)
+    finally:
+        post_init.disconnect(receiver, sender=Player)
+    assert token is not None and built == [token.user.player]
