@@ -13,6 +13,8 @@ from collections.abc import Iterable
 from django.conf import settings
 from django.db import models
 
+from games import engine
+
 
 class Player(models.Model):
     """A person (with an auth user and API token) or a bot (no user)."""
@@ -73,7 +75,8 @@ class Seat(models.Model):
 
 
 class Game(models.Model):
-    """One round. ``state`` is GameState.to_json(); ``seed`` and the state are secret."""
+    """One round. ``state`` is the engine's state without its rules (they are in ``rules``, once;
+    see :meth:`engine_state`); ``seed`` and the state are secret."""
 
     STATUS = [("active", "active"), ("finished", "finished")]
 
@@ -104,6 +107,14 @@ class Game(models.Model):
 
     def __str__(self) -> str:
         return f"Game {self.pk} (table {self.table_id} round {self.number}, v{self.version})"
+
+    def engine_state(self) -> engine.GameState:
+        """The snapshot as the engine's state, with this round's rules."""
+        return engine.GameState.from_json(self.state, engine.RuleSet.from_json(self.rules))
+
+    def state_set(self, state: engine.GameState) -> None:
+        """Store ``state`` as the snapshot, without the rules ``rules`` already holds."""
+        self.state = state.to_json(with_rules=False)
 
     def seats_in_order(self, table_seats: Iterable[Seat]) -> list[Seat]:
         """This round's seats in game-seat order, from its table's seats (seats are never deleted)."""

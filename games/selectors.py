@@ -182,7 +182,7 @@ def game_view(game: Game, state: engine.GameState, seats: list[Seat], viewer: in
 
 
 def game_view_for_player(*, game: Game, seats: list[Seat], viewer: int | None) -> dict[str, Any]:
-    return game_view(game, engine.GameState.from_json(game.state), seats, viewer)
+    return game_view(game, game.engine_state(), seats, viewer)
 
 
 def move_data(move: Move, viewer: int | None, reveal: bool) -> dict[str, Any]:

@@ -323,9 +323,9 @@ def round_start(*, table_id: int, player: Player, seed: Any = None, setup: Any =
             setup=setup,
             first=first,
             positions=[s.position for s in seats],
-            state=state.to_json(),
             turn=state.turn,
         )
+        game.state_set(state)
         _deadlines(game, state, rules, now, turn_passed=True)
         game.save()
         table.rounds_started += 1
@@ -460,7 +460,7 @@ def move_submit(
             raise ConflictError("game_finished")
         if expected_version is not None and expected_version != game.version:
             raise ConflictError("version_conflict", details={"version": game.version})
-        state = engine.GameState.from_json(game.state)
+        state = game.engine_state()
         rnd = _Round(game=game, state=state, rules=state.rules, seats=seats)
         now = timezone.now()
         answer_from = 0
@@ -576,7 +576,7 @@ def _save_round(rnd: _Round, now: Any, writes: sql.Together) -> None:
     game, state = rnd.game, rnd.state
     sql.rows_insert(rnd.pending, together=writes)
     turn_passed = game.state["turns"] != state.turns or game.turn != state.turn
-    game.state = state.to_json()
+    game.state_set(state)
     game.turn = state.turn if state.status == "active" else None
     _deadlines(game, state, rnd.rules, now, turn_passed=turn_passed)
     fields = ["state", "version", "ledger_head", "turn", "deadline", "hermann_deadline"]

@@ -92,9 +92,11 @@ class GameState:
         """Cards a player could draw now: the stock plus the discard pile below its top."""
         return len(self.stock) + len(self.discard) - 1
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "rules": self.rules.to_json(),
+    def to_json(self, *, with_rules: bool = True) -> dict[str, Any]:
+        """The state as plain JSON data. ``with_rules=False`` leaves the rules out, for a store
+        that keeps them once beside its snapshots: they never change within a round and are half
+        of a snapshot's size (:meth:`from_json` then takes them as an argument)."""
+        data = {
             "seed": self.seed,
             "shuffles": self.shuffles,
             "hands": [list(hand) for hand in self.hands],
@@ -118,11 +120,21 @@ class GameState:
             "charged": [list(entry) for entry in self.charged],
             "lacking": [[seat, list(suits)] for seat, suits in sorted(self.lacking.items())],
         }
+        if with_rules:
+            data["rules"] = self.rules.to_json()
+        return data
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> GameState:
+    def from_json(cls, data: dict[str, Any], rules: RuleSet | None = None) -> GameState:
+        """The state back from :meth:`to_json`; ``rules`` are those of data written without them
+        (data that holds its own rules is read with those)."""
         state = cls.__new__(cls)
-        state.rules = RuleSet.from_json(data["rules"])
+        if "rules" in data:
+            state.rules = RuleSet.from_json(data["rules"])
+        elif rules is not None:
+            state.rules = rules
+        else:
+            raise ValueError("this state was written without its rules: pass them")
         state.seed = data["seed"]
         state.shuffles = data["shuffles"]
         state.hands = [list(hand) for hand in data["hands"]]

@@ -32,7 +32,7 @@ def person_moves(game: Game, players: list[Player]) -> Game:
     game = fresh(game)
     turn = game.turn
     for _ in range(3):
-        state = engine.GameState.from_json(game.state)
+        state = game.engine_state()
         if state.status != "active" or state.turn != turn:
             break
         legal = engine.legal_actions(state, turn)

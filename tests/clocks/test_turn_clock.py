@@ -163,7 +163,7 @@ def test_the_hermann_race_closes_after_hermann_seconds(clock: Any) -> None:
     assert move.action == {"type": "hermann_timeout"}
     assert move.events[0] == {"type": "hermann_closed", "losers": [1, 2]}
     game = fresh(game)
-    assert game.hermann_deadline is None and not engine.GameState.from_json(game.state).hermann_open
+    assert game.hermann_deadline is None and not game.engine_state().hermann_open
     assert ledger_verify(game) == []
 
 
@@ -191,7 +191,7 @@ def test_a_committed_move_sends_its_timeout_with_game_id_version_and_deadline(
     clock.shift(3)
     with django_capture_on_commit_callbacks(execute=True):
         services.move_submit(game_id=game.pk, actor="player", player=seat_of_turn(game).player,
-                             action=engine.legal_actions(engine.GameState.from_json(game.state), game.turn)[0])
+                             action=engine.legal_actions(game.engine_state(), game.turn)[0])
     game = fresh(game)
     assert game.deadline == T0 + timedelta(seconds=33)
     assert sent == [("games.turn_expire", {"kwargs": {"game_id": game.pk, "version": game.version},
@@ -264,7 +264,7 @@ def test_a_seat_that_times_out_three_turns_in_a_row_is_taken_over_by_a_bot(clock
     assert moves[-1].actor == "bot" and moves[-1].seat == sleeper_seat, "the bot plays the seat at once"
     game = fresh(game)
     seats = list(sleeper.table.seats.all())
-    shown = game_view(game, engine.GameState.from_json(game.state), seats, None)
+    shown = game_view(game, game.engine_state(), seats, None)
     assert shown["players"][sleeper_seat]["bot"] is True, "the view says the seat is bot-controlled"
 
 

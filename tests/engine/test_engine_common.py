@@ -258,3 +258,14 @@ def test_stalemate_not_declared_while_a_player_could_play():
     pass_turn(state, 1)
     assert state.status == "active", state.result
     assert state.turn == 0 and legal_actions(state, 0) != [{"type": "pass"}]
+
+
+def test_a_state_written_without_its_rules_reads_back_with_them():
+    rules = make_rules("tavern")
+    state = new_game(rules, players=3, seed="abc")
+    data = state.to_json(with_rules=False)
+    assert "rules" not in data and data == {k: v for k, v in state.to_json().items() if k != "rules"}
+    assert GameState.from_json(data, rules) == state
+    assert GameState.from_json(state.to_json(), make_rules("classic")).rules == rules  # its own rules win
+    with pytest.raises(ValueError):
+        GameState.from_json(data)

@@ -16,7 +16,7 @@ from django.db import connection, transaction
 from scoring_helpers import finish_game, points_result, table_for
 
 from games import services as games_services
-from games.engine import GameState, build_deck, legal_actions
+from games.engine import build_deck, legal_actions
 from games.models import Game, Player
 from scoring.models import League, RoundResult, Standing
 from scoring.services import league_create, league_standings_recompute, round_result_record
@@ -143,7 +143,7 @@ def test_last_moves_submitted_together_at_two_league_tables_are_both_scored():
 
     for _ in range(4):
         games = [games_services.round_start(table_id=t.pk, player=host, setup=setup) for t, host in tables]
-        winning = next(a for a in legal_actions(GameState.from_json(games[0].state), 0) if a["type"] == "play")
+        winning = next(a for a in legal_actions(games[0].engine_state(), 0) if a["type"] == "play")
         assert (
             run_together([submitted(game.pk, host, winning) for game, (_, host) in zip(games, tables, strict=True)])
             == []
