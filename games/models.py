@@ -127,7 +127,8 @@ class Move(models.Model):
 
     ACTORS = [("player", "player"), ("bot", "bot"), ("clock", "clock"), ("system", "system")]
 
-    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="moves")
+    #: No index of its own: the unique (game, seq) index serves every look-up by game.
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="moves", db_index=False)
     seq = models.PositiveIntegerField()
     actor = models.CharField(max_length=8, choices=ACTORS)
     seat = models.PositiveSmallIntegerField(null=True, blank=True)

@@ -15,7 +15,9 @@ KINDS = ["your_turn", "round_started", "round_over", "deadline_soon", "league_ov
 
 
 class Notification(models.Model):
-    player = models.ForeignKey("games.Player", on_delete=models.CASCADE, related_name="notifications")
+    #: No index of its own: the (player, id) index serves every look-up by player.
+    player = models.ForeignKey("games.Player", on_delete=models.CASCADE, related_name="notifications",
+                               db_index=False)
     kind = models.CharField(max_length=32, choices=[(k, k) for k in KINDS])
     table = models.ForeignKey("games.Table", null=True, blank=True, on_delete=models.CASCADE, related_name="+")
     game = models.ForeignKey("games.Game", null=True, blank=True, on_delete=models.CASCADE, related_name="+")
