@@ -157,11 +157,15 @@ def _table_locked(table_id: int) -> Table:
 def _table_of_host(table_id: int, player: Player) -> Table:
     """The locked table, for what only its host may do while it is not closed."""
     table = _table_locked(table_id)
+    _host_check(table, player)
+    return table
+
+
+def _host_check(table: Table, player: Player) -> None:
     if table.host_id != player.pk:
         raise PermissionDeniedError(message=_("Only the host may do this."))
     if table.status == "closed":
         raise ConflictError("table_state", details={"reason": "table_closed"})
-    return table
 
 
 def _active_game(table: Table) -> Game | None:
@@ -283,16 +287,23 @@ def _setup_args(setup: Any, players: int) -> dict[str, Any]:
 
 
 def round_start(*, table_id: int, player: Player, seed: Any = None, setup: Any = None) -> Game:
-    """The host starts the first round or the next one ("Nochmal!"), opened by the next seat."""
+    """The host starts the first round or the next one ("Nochmal!"), opened by the next seat.
+
+    One round trip reads the locked table, its seats and whether a round runs; one writes the new
+    game and the table (fixed SQL, see games/sql.py: a round starts every few dozen moves)."""
     with transaction.atomic():
-        table = _table_of_host(table_id, player)
+        found = sql.table_locked_with_seats(table_id)
+        if found is None:
+            raise NotFoundError()
+        table, table_seats, active_games = found
+        _host_check(table, player)
         from scoring.services import league_assert_open  # a finished league takes no more rounds
 
         league_assert_open(league=table.league)
-        if _active_game(table) is not None:
+        if active_games:
             raise ConflictError("table_state", _("A round is running at this table."),
                                 details={"reason": "round_running"})
-        seats = [s for s in table.seats.all() if not s.left]
+        seats = [s for s in table_seats if not s.left]
         rules = engine.RuleSet.from_json(table.options)
         if len(seats) < rules.min_players:
             raise ConflictError("table_state", _("Not enough players at the table."),
@@ -327,10 +338,12 @@ def round_start(*, table_id: int, player: Player, seed: Any = None, setup: Any =
         )
         game.state_set(state)
         _deadlines(game, state, rules, now, turn_passed=True)
-        game.save()
         table.rounds_started += 1
         table.status = "playing"
-        table.save(update_fields=["rounds_started", "status"])
+        writes = sql.Together(independent=True)
+        sql.rows_insert([game], together=writes)
+        sql.row_update(table, ["rounds_started", "status"], together=writes)
+        writes.send()
         game_id = game.pk
         transaction.on_commit(lambda: round_started.send(sender=Game, game_id=game_id))
         clock_schedule(game)  # the first turn's clock task, sent on commit
@@ -585,20 +598,20 @@ def _save_round(rnd: _Round, now: Any, writes: sql.Together) -> None:
         game.result = state.result
         game.finished_at = now
         fields += ["status", "result", "finished_at"]
-    sql.game_update(game, fields, together=writes)
+    sql.row_update(game, fields, together=writes)
     if game.status == "finished":
         writes.send()
-        _round_finish(game)
+        _round_finish(game, rnd.seats)
 
 
-def _round_finish(game: Game) -> None:
+def _round_finish(game: Game, seats: list[Seat]) -> None:
     """The table is free for the next round; results go to scoring in the same transaction."""
     Table.objects.filter(pk=game.table_id, status="playing").update(status="open")
     try:
         from scoring.services import round_result_record
     except ImportError:  # pragma: no cover - scoring app not installed
         return
-    round_result_record(game=game)
+    round_result_record(game=game, seat_players={index: seat.player_id for index, seat in enumerate(seats)})
 
 
 def _publish(rnd: _Round, writes: sql.Together) -> None:

@@ -31,7 +31,7 @@ from django.db.models.base import ModelState
 from django.db.models.signals import post_init, pre_init
 from rest_framework.authtoken.models import Token
 
-from games.models import Game, Player, Seat
+from games.models import Game, Player, Seat, Table
 
 
 def _qn(name: str) -> str:
@@ -285,11 +285,13 @@ def _webhook_flag(player_pk: str) -> str:
 
 
 @cache
-def _seats_sql(vendor: str) -> str:
-    """The seats of a game's table (parameter: the game id) with their players and webhook flags."""
+def _seats_sql(vendor: str, of_table: bool = False) -> str:
+    """The seats of a game's table (parameter: the game id; with ``of_table``: the table id) with
+    their players and webhook flags."""
     player_pk = f"p.{_qn(Player._meta.pk.column)}"
-    table = (f"(SELECT g.{_qn(Game._meta.get_field('table').column)} FROM {_qn(Game._meta.db_table)} g "
-             f"WHERE g.{_qn(Game._meta.pk.column)} = %s)")
+    table = "%s" if of_table else (
+        f"(SELECT g.{_qn(Game._meta.get_field('table').column)} FROM {_qn(Game._meta.db_table)} g "
+        f"WHERE g.{_qn(Game._meta.pk.column)} = %s)")
     return (
         f"SELECT {_columns(Seat, 's')}, {_columns(Player, 'p')}, {_webhook_flag(player_pk)} "
         f"FROM {_qn(Seat._meta.db_table)} s INNER JOIN {_qn(Player._meta.db_table)} p "
@@ -385,6 +387,36 @@ def _game_locked_then_seats(game_id: int) -> tuple[Game, list[Seat]] | None:
     return _load(Game, found["game"][0]), [_seat(row) for row in found["seats"]]  # type: ignore[return-value]
 
 
+@cache
+def _table_locked_sql(vendor: str) -> str:
+    lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
+    return (f"SELECT {_columns(Table, 't')} FROM {_qn(Table._meta.db_table)} t "
+            f"WHERE t.{_qn(Table._meta.pk.column)} = %s{lock}")
+
+
+@cache
+def _active_game_sql(vendor: str) -> str:
+    table, status = Game._meta.get_field("table").column, Game._meta.get_field("status").column
+    return (f"SELECT g.{_qn(Game._meta.pk.column)} FROM {_qn(Game._meta.db_table)} g "
+            f"WHERE g.{_qn(table)} = %s AND g.{_qn(status)} = 'active'")
+
+
+def table_locked_with_seats(table_id: int) -> tuple[Table, list[Seat], list[int]] | None:
+    """The table row, locked, its seats with their players (read after the lock, so as the previous
+    holder committed them), and the ids of its active games (at most one): what a round start reads.
+    Three statements, one round trip (:class:`Together`)."""
+    found: dict[str, Any] = {}
+    together = Together()
+    together.add(_table_locked_sql(connection.vendor), [table_id], on_rows=lambda rows: found.update(table=rows))
+    together.add(_seats_sql(connection.vendor, True), [table_id], on_rows=lambda rows: found.update(seats=rows))
+    together.add(_active_game_sql(connection.vendor), [table_id], on_rows=lambda rows: found.update(games=rows))
+    together.send()
+    if not found["table"]:
+        return None
+    return (_load(Table, found["table"][0]), [_seat(row) for row in found["seats"]],  # type: ignore[return-value]
+            [game_id for (game_id,) in found["games"]])
+
+
 # --- writes of a move ----------------------------------------------------------------------------
 
 
@@ -436,18 +468,20 @@ def _ids_set(objs: Sequence[Model], rows: list[tuple[Any, ...]]) -> None:
 
 
 @cache
-def _game_update_sql(vendor: str, columns: tuple[str, ...]) -> str:
+def _update_sql(model: type[Model], vendor: str, columns: tuple[str, ...]) -> str:
     sets = ", ".join(f"{_qn(c)} = %s" for c in columns)
-    return f"UPDATE {_qn(Game._meta.db_table)} SET {sets} WHERE {_qn(Game._meta.pk.column)} = %s"
+    return f"UPDATE {_qn(model._meta.db_table)} SET {sets} WHERE {_qn(model._meta.pk.column)} = %s"
 
 
-def game_update(game: Game, fields: list[str], *, together: Together | None = None) -> None:
-    """``game.save(update_fields=fields)`` in fixed SQL: every move writes its game row once.
-    With ``together`` the statement is added there (and its one row checked when it is sent)."""
-    model_fields = [Game._meta.get_field(name) for name in fields]
-    params = [f.get_db_prep_save(getattr(game, f.attname), connection) for f in model_fields]
+def row_update(obj: Model, fields: list[str], *, together: Together | None = None) -> None:
+    """``obj.save(update_fields=fields)`` in fixed SQL, without signals: every move writes its game
+    row once, a round start its table row. With ``together`` the statement is added there (and its
+    one row checked when it is sent)."""
+    model = type(obj)
+    model_fields = [model._meta.get_field(name) for name in fields]
+    params = [f.get_db_prep_save(f.pre_save(obj, False), connection) for f in model_fields]
     statements = together if together is not None else Together()
-    statements.add(_game_update_sql(connection.vendor, tuple(f.column for f in model_fields)), [*params, game.pk],
+    statements.add(_update_sql(model, connection.vendor, tuple(f.column for f in model_fields)), [*params, obj.pk],
                    rowcount=1)
     if together is None:
         statements.send()

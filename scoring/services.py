@@ -63,12 +63,14 @@ def limit_loser(limit: int, crossing: Iterable[tuple[int, int, int, int, int]]) 
     return max(reached)[4]
 
 
-@transaction.atomic
-def round_result_record(*, game: Any) -> RoundResult:
+@transaction.atomic(savepoint=False)
+def round_result_record(*, game: Any, seat_players: dict[int, int] | None = None) -> RoundResult:
     """Write a finished round's result to the ledger once, and count it in its league.
 
-    Called by `games.services.move_submit` inside the transaction of the last move. A second
-    call for the same game returns the row already written (unique per game).
+    Called by `games.services.move_submit` inside the transaction of the last move, with the
+    round's players by game seat (`seat_players`; read from the table's seats when not given).
+    A second call for the same game returns the row already written (unique per game). No
+    savepoint of its own: a failure here fails the whole move, as it must.
 
     Multiplier bonus: for the winner of a round, `multiplier - 1`, i.e. the extra jacks laid
     on the last card (house `final_jacks`); 0 for everyone else and in the other rule sets.
@@ -87,9 +89,10 @@ def round_result_record(*, game: Any) -> RoundResult:
     if not result:
         raise ValueError(f"game {game.pk} has no result to record")
     rules_name, scoring = game.rules["rules"], game.rules["scoring"]
-    position_players = dict(Seat.objects.filter(table_id=table.pk).values_list("position", "player_id"))
-    # Game seat i sits at table position game.positions[i].
-    seat_players = {seat: position_players[position] for seat, position in enumerate(game.positions)}
+    if seat_players is None:
+        position_players = dict(Seat.objects.filter(table_id=table.pk).values_list("position", "player_id"))
+        # Game seat i sits at table position game.positions[i].
+        seat_players = {seat: position_players[position] for seat, position in enumerate(game.positions)}
     round_multiplier = result["multiplier"]
     finished_at = game.finished_at or timezone.now()
     counted = league is None or league.status == League.STATUS_ACTIVE

@@ -176,7 +176,7 @@ def _move_notifications(game: Game, seats: list[Seat], moves: list[Move]) -> lis
                                                        "winner": result.get("winner"),
                                                        "reason": result.get("reason"), "seat": index,
                                                        "rank": line.get("rank"), "points": line.get("points")}))
-        items += _league_over(Table.objects.only("id", "league_id").get(pk=game.table_id))
+        items += _league_over(game.table)  # loaded already when scoring recorded the round
     return items
 
 

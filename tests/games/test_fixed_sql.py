@@ -106,7 +106,7 @@ def test_statements_sent_together_run_in_one_round_trip_on_postgresql(  # type: 
     row.deadline = timezone.now() + timedelta(days=1)
     together = sql.Together(independent=independent)
     sql.rows_insert(notes[:1], together=together)
-    sql.game_update(row, ["deadline"], together=together)
+    sql.row_update(row, ["deadline"], together=together)
     sql.rows_insert(notes[1:], together=together)
     assert all(n.pk is None for n in notes), "nothing is sent before send()"
     with django_assert_num_queries(1 if independent and connection.vendor == "postgresql" else 3):
@@ -130,7 +130,7 @@ def test_a_statement_sent_together_that_touches_no_row_fails_them_all(  # type: 
     note = Notification(player_id=host.player_id, kind="your_turn", data={})
     together = sql.Together(independent=independent)
     sql.rows_insert([note], together=together)
-    sql.game_update(gone, ["deadline"], together=together)
+    sql.row_update(gone, ["deadline"], together=together)
     with pytest.raises(DatabaseError), transaction.atomic():
         together.send()
     assert not Notification.objects.filter(player_id=host.player_id, data={}).exists()

@@ -7,7 +7,7 @@ import contextlib
 import pytest
 from django.db import connection
 
-from tests.games.api_helpers import act, view
+from tests.games.api_helpers import act, setup_for, view
 
 pytestmark = pytest.mark.django_db
 
@@ -49,3 +49,34 @@ def test_a_move_costs_a_fixed_number_of_queries_after_5_and_after_200_moves(  # 
         if version == 200:
             break
     assert measured == [5, 200]
+
+
+#: Round start: token+user+player, SAVEPOINT, the table FOR UPDATE, its seats with their players and
+#: its running round (three statements sent together, games.sql.table_locked_with_seats), the
+#: writes (INSERT game, UPDATE table: one statement on PostgreSQL), RELEASE, then the answer's read
+#: of the game with its seats. (The round_started notifications follow on commit, which a test
+#: transaction never reaches.)
+ROUND_START_QUERIES = 8 if connection.vendor == "postgresql" else 9
+#: The move that ends a round: token, SAVEPOINT, game with seats, the writes (ledger row and game:
+#: one statement on PostgreSQL), the table set open, the table read for its league (cached for the
+#: notifications), the result looked for, written, its player lines written (the move knows the
+#: seats: no read), the round_over notifications (one statement with the wake-up), RELEASE.
+ROUND_END_QUERIES = 11 if connection.vendor == "postgresql" else 13
+
+
+def test_a_round_start_and_a_round_end_cost_a_fixed_number_of_queries(  # type: ignore[no-untyped-def]
+    two_people, django_assert_num_queries
+) -> None:
+    setup = setup_for("classic", [["7H", "KH"], ["8C", "KD"]], "9H")
+    table, host, guest, game = two_people("classic", setup=setup)
+    for _round in range(2):
+        assert act(host, game["id"], {"type": "play", "cards": ["7H"]}).status_code == 200
+        while (state := view(guest, game["id"]))["turn"] == 1:  # draw, then keep it (or pass)
+            assert act(guest, game["id"], slow_choice(state["legal_actions"])).status_code == 200
+        with django_assert_num_queries(ROUND_END_QUERIES):
+            assert act(host, game["id"], {"type": "play", "cards": ["KH"]}).status_code == 200
+        assert view(host, game["id"])["status"] == "finished"
+        with django_assert_num_queries(ROUND_START_QUERIES):
+            response = table.start(setup=setup)
+        assert response.status_code == 201, response.content
+        game = response.json()
