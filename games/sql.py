@@ -3,9 +3,11 @@
 Why: on this service the ORM's SQL compilation (~0.3-0.5 ms per query) costs more than
 PostgreSQL needs to run these small statements, and a move runs several of them. Each statement
 here is built once per model from the model's ``_meta`` (so it follows the models), and its rows
-become model instances through ``Model.from_db`` with the converters the ORM itself applies, so
+become model instances as ``Model.from_db`` builds them (see :func:`_load`), with the converters the
+ORM itself applies, so
 callers get exactly what the QuerySet they replace gave them (related objects included). Written
-values go through each field's ``get_db_prep_save``, as in ``save()`` and ``bulk_create()``. These
+values go through each field's ``get_db_prep_save``, as in ``save()`` and ``bulk_create()`` (JSON,
+on PostgreSQL, is dumped by orjson, and read by it everywhere: see :func:`_json_dumps`). These
 writes send no model signals; neither did ``bulk_create``, and no receiver listens to ``Game``.
 
 On PostgreSQL these statements are prepared (see :func:`_cursor`), a move sends the ones that need no
@@ -17,16 +19,18 @@ Only statements on the hot path live here; everything else stays with the ORM.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from functools import cache, lru_cache
 from typing import Any
 
+import orjson
 from django.apps import apps
 from django.conf import settings
 from django.db import DatabaseError, connection
-from django.db.models import Model
+from django.db.models import JSONField, Model
 from django.db.models.base import ModelState
 from django.db.models.signals import post_init, pre_init
 from rest_framework.authtoken.models import Token
@@ -43,15 +47,54 @@ def _columns(model: type[Model], alias: str) -> str:
     return ", ".join(f"{alias}.{_qn(f.column)}" for f in model._meta.concrete_fields)
 
 
+# --- JSON: the snapshot, the ledger's actions and events -------------------------------------------
+
+
+def _json_dumps(value: Any) -> bytes | str:
+    """JSON text of a value written here: orjson (several times json's speed; a move writes its
+    snapshot, its ledger row and a notification), json for what orjson does not take."""
+    try:
+        return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS)
+    except TypeError:
+        return json.dumps(value)
+
+
+def _json_from_db(value: Any, expression: Any, connection: Any) -> Any:
+    """``JSONField.from_db_value`` (a field without its own decoder) with orjson."""
+    if value is None:
+        return None
+    try:
+        return orjson.loads(value)
+    except orjson.JSONDecodeError:
+        try:
+            return json.loads(value)
+        except json.JSONDecodeError:
+            return value
+
+
+def _db_value(field: Any, value: Any) -> Any:
+    """``field.get_db_prep_save(value)``; on PostgreSQL a JSON field's value is dumped by
+    :func:`_json_dumps`."""
+    if (value is not None and connection.vendor == "postgresql" and isinstance(field, JSONField)
+            and field.encoder is None and not hasattr(value, "resolve_expression")):
+        from psycopg.types.json import Jsonb
+
+        return Jsonb(field.get_prep_value(value), dumps=_json_dumps)
+    return field.get_db_prep_save(value, connection)
+
+
 @cache
 def _loader_parts(model: type[Model], vendor: str) -> tuple[tuple[str, ...], tuple[tuple[Any, tuple[Any, ...]], ...]]:
-    """Field names and, per field, its column with the converters the ORM applies to it (per backend)."""
+    """Field names and, per field, its column with the converters the ORM applies to it (per backend;
+    a JSON field without its own decoder gets :func:`_json_from_db`)."""
     names, converters = [], []
     for field in model._meta.concrete_fields:
         column = field.get_col(model._meta.db_table)
         names.append(field.attname)
-        converters.append((column, tuple(connection.ops.get_db_converters(column)
-                                         + column.get_db_converters(connection))))
+        field_converters = connection.ops.get_db_converters(column) + column.get_db_converters(connection)
+        if isinstance(field, JSONField) and field.decoder is None:
+            field_converters = [_json_from_db if c == field.from_db_value else c for c in field_converters]
+        converters.append((column, tuple(field_converters)))
     return tuple(names), tuple(converters)
 
 
@@ -453,7 +496,7 @@ def rows_insert(objs: Sequence[Model], *, together: Together | None = None) -> N
     statements = together if together is not None else Together()
     for start in range(0, len(objs), size):
         batch = objs[start:start + size]
-        params = [f.get_db_prep_save(f.pre_save(obj, True), connection) for obj in batch for f in fields]
+        params = [_db_value(f, f.pre_save(obj, True)) for obj in batch for f in fields]
         statements.add(_insert_sql(model, connection.vendor, len(batch)), params,
                        on_rows=lambda rows, batch=batch: _ids_set(batch, rows))
     if together is None:
@@ -479,7 +522,7 @@ def row_update(obj: Model, fields: list[str], *, together: Together | None = Non
     one row checked when it is sent)."""
     model = type(obj)
     model_fields = [model._meta.get_field(name) for name in fields]
-    params = [f.get_db_prep_save(f.pre_save(obj, False), connection) for f in model_fields]
+    params = [_db_value(f, f.pre_save(obj, False)) for f in model_fields]
     statements = together if together is not None else Together()
     statements.add(_update_sql(model, connection.vendor, tuple(f.column for f in model_fields)), [*params, obj.pk],
                    rowcount=1)
