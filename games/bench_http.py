@@ -4,8 +4,9 @@
 
 Starts gunicorn on PostgreSQL (``--database-url``, default a ``maumau_bench`` database on
 127.0.0.1, created and migrated if missing). For each ``--games`` count it plays that many games at
-once for ``--seconds``, then hits the floor endpoint with as many clients for as long, and prints
-JSON per run and, with ``--repeat``, the median of the runs.
+once for ``--seconds`` and hits the floor endpoint with as many clients for as long, in ``--slices``
+windows that alternate (games, floor, games, floor, ...: both meet the same drift of the machine's
+speed), and prints JSON per run and, with ``--repeat``, the median of the runs.
 
 What one "move" is: one ``POST /api/v1/games/{id}/actions`` answered 200, i.e. one action of one
 person applied and written to the ledger. Each game is two API players (two tokens) on one table,
@@ -269,6 +270,7 @@ def _process_tree_seconds(pid: int) -> float:
 
 def run_phase(kind: str, port: int, clients: int, seconds: float, processes: int, server_pid: int,
               rules: str = "classic", options: dict[str, Any] | None = None) -> dict[str, Any]:
+    """One timed window of games (``kind="game"``) or floor clients: raw latencies, CPU seconds."""
     ctx = mp.get_context("fork")
     processes = max(1, min(processes, clients))
     ready, results, start = ctx.Queue(), ctx.Queue(), ctx.Event()
@@ -288,16 +290,28 @@ def run_phase(kind: str, port: int, clients: int, seconds: float, processes: int
     for worker in workers:
         worker.join()
     client_cpu = sum(p["cpu"] for p in parts)
-    moves = [x for p in parts for x in p["moves"]]
-    gets = [x for p in parts for x in p["gets"]]
     return {
-        "seconds": round(elapsed, 1),
-        "requests": summary(moves, elapsed, sum(p["errors"] for p in parts)),
-        "gets": summary(gets, elapsed, 0),
+        "seconds": elapsed,
+        "moves": [x for p in parts for x in p["moves"]],
+        "gets": [x for p in parts for x in p["gets"]],
+        "errors": sum(p["errors"] for p in parts),
         "rounds": sum(p["rounds"] for p in parts),
-        "cpu_cores": {"client": round(client_cpu / elapsed, 2), "gunicorn": round(server / elapsed, 2),
-                      "rest": round(max(0.0, busy - client_cpu - server) / elapsed, 2),
-                      "machine": os.cpu_count()},
+        "cpu": {"client": client_cpu, "gunicorn": server, "rest": max(0.0, busy - client_cpu - server)},
+    }
+
+
+def phase_summary(windows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The windows of one kind taken together: counts over their summed time, CPU in cores."""
+    seconds = sum(w["seconds"] for w in windows)
+    moves = [x for w in windows for x in w["moves"]]
+    gets = [x for w in windows for x in w["gets"]]
+    cpu = {part: sum(w["cpu"][part] for w in windows) / seconds for part in ("client", "gunicorn", "rest")}
+    return {
+        "seconds": round(seconds, 1),
+        "requests": summary(moves, seconds, sum(w["errors"] for w in windows)),
+        "gets": summary(gets, seconds, 0),
+        "rounds": sum(w["rounds"] for w in windows),
+        "cpu_cores": {**{part: round(value, 2) for part, value in cpu.items()}, "machine": os.cpu_count()},
     }
 
 
@@ -329,9 +343,17 @@ def wait_ready(port: int, server: subprocess.Popen[bytes], timeout: float = 30.0
 
 
 def one_run(args: argparse.Namespace, games: int, server_pid: int) -> dict[str, Any]:
+    """``--slices`` windows of games, each followed by a window of the floor, ``--seconds`` in all per
+    kind: the machine's speed drifts (other tenants, frequency), and windows that alternate meet the
+    same drift, so the ratio compares like with like."""
     options = {"turn_seconds": args.turn_seconds}
-    play = run_phase("game", args.port, games, args.seconds, args.client_processes, server_pid, args.rules, options)
-    floor = run_phase("floor", args.port, games, args.seconds, args.client_processes, server_pid)
+    window = args.seconds / args.slices
+    plays, floors = [], []
+    for _slice in range(args.slices):
+        plays.append(run_phase("game", args.port, games, window, args.client_processes, server_pid, args.rules,
+                               options))
+        floors.append(run_phase("floor", args.port, games, window, args.client_processes, server_pid))
+    play, floor = phase_summary(plays), phase_summary(floors)
     moves, gets = play["requests"], play["gets"]
     return {
         "concurrent_games": games,
@@ -367,6 +389,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, nargs="+", default=[32],
                         help="concurrent games (and floor clients); several counts run one after another")
     parser.add_argument("--seconds", type=float, default=20.0, help="duration of each phase")
+    parser.add_argument("--slices", type=int, default=4,
+                        help="windows each phase is cut into, games and floor alternating (see one_run)")
     parser.add_argument("--repeat", type=int, default=1, help="runs per games count; the report gives medians")
     parser.add_argument("--rules", default="classic", choices=["classic", "tavern", "house"])
     parser.add_argument("--turn-seconds", type=int, default=0,
@@ -411,6 +435,7 @@ def main(argv: list[str] | None = None) -> int:
         "rules": args.rules,
         "turn_seconds": args.turn_seconds,
         "seconds_per_phase": args.seconds,
+        "slices": args.slices,
         "gunicorn": {"workers": args.workers, "threads": args.threads, "worker_class": "gthread"},
         "client_processes": args.client_processes,
         "results": results,

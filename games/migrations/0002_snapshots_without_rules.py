@@ -5,28 +5,25 @@ from django.db import migrations
 BATCH = 500
 
 
-def rules_out(apps, schema_editor):  # type: ignore[no-untyped-def]
+def _states_rewrite(apps, change, **only):  # type: ignore[no-untyped-def]
+    """Apply ``change(game)`` to the snapshot of every game matching ``only``, in batches."""
     Game = apps.get_model("games", "Game")  # noqa: N806
     batch = []
-    for game in Game.objects.filter(state__has_key="rules").only("id", "state").iterator(chunk_size=BATCH):
-        del game.state["rules"]
+    for game in Game.objects.filter(**only).only("id", "state", "rules").iterator(chunk_size=BATCH):
+        change(game)
         batch.append(game)
         if len(batch) == BATCH:
             Game.objects.bulk_update(batch, ["state"])
             batch = []
     Game.objects.bulk_update(batch, ["state"])
+
+
+def rules_out(apps, schema_editor):  # type: ignore[no-untyped-def]
+    _states_rewrite(apps, lambda game: game.state.pop("rules"), state__has_key="rules")
 
 
 def rules_in(apps, schema_editor):  # type: ignore[no-untyped-def]
-    Game = apps.get_model("games", "Game")  # noqa: N806
-    batch = []
-    for game in Game.objects.only("id", "state", "rules").iterator(chunk_size=BATCH):
-        game.state["rules"] = game.rules
-        batch.append(game)
-        if len(batch) == BATCH:
-            Game.objects.bulk_update(batch, ["state"])
-            batch = []
-    Game.objects.bulk_update(batch, ["state"])
+    _states_rewrite(apps, lambda game: game.state.update(rules=game.rules))
 
 
 class Migration(migrations.Migration):
