@@ -29,7 +29,7 @@ from typing import Any
 import orjson
 from django.apps import apps
 from django.conf import settings
-from django.db import DatabaseError, connection
+from django.db import DEFAULT_DB_ALIAS, DatabaseError, connection, connections
 from django.db.models import JSONField, Model
 from django.db.models.base import ModelState
 from django.db.models.signals import post_init, pre_init
@@ -72,15 +72,21 @@ def _json_from_db(value: Any, expression: Any, connection: Any) -> Any:
             return value
 
 
-def _db_value(field: Any, value: Any) -> Any:
+def _db() -> Any:
+    """This thread's connection itself: ``django.db.connection`` is a proxy that looks it up again
+    on every attribute, which the per-value loops here would pay per value."""
+    return connections[DEFAULT_DB_ALIAS]
+
+
+def _db_value(field: Any, value: Any, db: Any) -> Any:
     """``field.get_db_prep_save(value)``; on PostgreSQL a JSON field's value is dumped by
     :func:`_json_dumps`."""
-    if (value is not None and connection.vendor == "postgresql" and isinstance(field, JSONField)
+    if (value is not None and db.vendor == "postgresql" and isinstance(field, JSONField)
             and field.encoder is None and not hasattr(value, "resolve_expression")):
         from psycopg.types.json import Jsonb
 
         return Jsonb(field.get_prep_value(value), dumps=_json_dumps)
-    return field.get_db_prep_save(value, connection)
+    return field.get_db_prep_save(value, db)
 
 
 @cache
@@ -109,26 +115,26 @@ def _plain_init(model: type[Model]) -> bool:
     return _inherits_init(model) and not pre_init.has_listeners(model) and not post_init.has_listeners(model)
 
 
-def _load(model: type[Model], row: Sequence[Any]) -> Model:
+def _load(model: type[Model], row: Sequence[Any], db: Any) -> Model:
     """One model instance from its columns (``_meta`` order), as a QuerySet would build it.
 
     Why not always ``from_db``: ``Model.__init__`` (signals, descriptors per field) costs more than
     the rest of a row's load, and a move and a game view load a dozen rows. For a model where it
     only sets the fields (:func:`_plain_init`), the instance gets them the way ``__init__`` stores
     them (in ``__dict__`` under each field's ``attname``) and the state ``from_db`` gives it."""
-    names, converters = _loader_parts(model, connection.vendor)
+    names, converters = _loader_parts(model, db.vendor)
     values = []
     for value, (column, field_converters) in zip(row, converters, strict=True):
         for convert in field_converters:
-            value = convert(value, column, connection)
+            value = convert(value, column, db)
         values.append(value)
     if not _plain_init(model):
-        return model.from_db(connection.alias, names, values)
+        return model.from_db(db.alias, names, values)
     instance = model.__new__(model)
     instance.__dict__.update(zip(names, values, strict=True))
     instance._state = ModelState()
     instance._state.adding = False
-    instance._state.db = connection.alias
+    instance._state.db = db.alias
     return instance
 
 
@@ -146,14 +152,15 @@ def _cursor() -> Any:
     Persistent connections (``CONN_MAX_AGE``) keep them; ``MAUMAU_PREPARED_STATEMENTS=false`` turns
     this off (a pooler in transaction mode before PgBouncer 1.21 cannot hold prepared statements).
     """
-    if connection.vendor != "postgresql" or not settings.MAUMAU_PREPARED_STATEMENTS:
-        return connection.cursor()
+    db = _db()
+    if db.vendor != "postgresql" or not settings.MAUMAU_PREPARED_STATEMENTS:
+        return db.cursor()
     from django.db.backends.postgresql.base import ServerBindingCursor
 
-    connection.ensure_connection()
-    with connection.wrap_database_errors:
+    db.ensure_connection()
+    with db.wrap_database_errors:
         # What connection.cursor() does, with the server-binding cursor class.
-        return connection._prepare_cursor(ServerBindingCursor(connection.connection))
+        return db._prepare_cursor(ServerBindingCursor(db.connection))
 
 
 # --- statements sent together -----------------------------------------------------------------
@@ -293,10 +300,11 @@ def token_with_user_and_player(key: str) -> Token | None:
     user_model = user_field.related_model
     token_end = _width(Token)
     user_end = token_end + _width(user_model)
-    token = _load(Token, row[:token_end])
-    user = _load(user_model, row[token_end:user_end])
+    db = _db()
+    token = _load(Token, row[:token_end], db)
+    user = _load(user_model, row[token_end:user_end], db)
     player_row = row[user_end:]
-    player = _load(Player, player_row) if player_row[0] is not None else None
+    player = _load(Player, player_row, db) if player_row[0] is not None else None
     user_field.set_cached_value(token, user)
     player_user = Player._meta.get_field("user")
     player_user.remote_field.set_cached_value(user, player)
@@ -344,12 +352,12 @@ def _seats_sql(vendor: str, of_table: bool = False) -> str:
     )
 
 
-def _seat(row: Sequence[Any]) -> Seat:
+def _seat(row: Sequence[Any], db: Any) -> Seat:
     """A seat with its player (and the player's webhook flag) from seat columns, player columns, flag."""
     seat_end = _width(Seat)
     player_end = seat_end + _width(Player)
-    seat = _load(Seat, row[:seat_end])
-    player = _load(Player, row[seat_end:player_end])
+    seat = _load(Seat, row[:seat_end], db)
+    player = _load(Player, row[seat_end:player_end], db)
     player.has_active_webhooks = None if row[player_end] is None else bool(row[player_end])
     Seat._meta.get_field("player").set_cached_value(seat, player)
     return seat  # type: ignore[return-value]
@@ -382,9 +390,10 @@ def _game_with_seats_sql(vendor: str, uncontended_lock: bool = False) -> str:
 
 
 def _game_and_seats(rows: Sequence[Sequence[Any]]) -> tuple[Game, list[Seat]]:
+    db = _db()
     game_end = _width(Game)
-    game = _load(Game, rows[0][:game_end])
-    seats = [_seat(row[game_end:]) for row in rows if row[game_end] is not None]
+    game = _load(Game, rows[0][:game_end], db)
+    seats = [_seat(row[game_end:], db) for row in rows if row[game_end] is not None]
     return game, seats  # type: ignore[return-value]
 
 
@@ -427,7 +436,8 @@ def _game_locked_then_seats(game_id: int) -> tuple[Game, list[Seat]] | None:
     together.send()
     if not found["game"]:
         return None
-    return _load(Game, found["game"][0]), [_seat(row) for row in found["seats"]]  # type: ignore[return-value]
+    db = _db()
+    return _load(Game, found["game"][0], db), [_seat(row, db) for row in found["seats"]]  # type: ignore[return-value]
 
 
 @cache
@@ -456,7 +466,8 @@ def table_locked_with_seats(table_id: int) -> tuple[Table, list[Seat], list[int]
     together.send()
     if not found["table"]:
         return None
-    return (_load(Table, found["table"][0]), [_seat(row) for row in found["seats"]],  # type: ignore[return-value]
+    db = _db()
+    return (_load(Table, found["table"][0], db), [_seat(row, db) for row in found["seats"]],  # type: ignore[return-value]
             [game_id for (game_id,) in found["games"]])
 
 
@@ -492,12 +503,13 @@ def rows_insert(objs: Sequence[Model], *, together: Together | None = None) -> N
         model._default_manager.bulk_create(objs)
         return
     fields = _insert_fields(model)
-    size = max(1, connection.ops.bulk_batch_size(fields, objs))  # as bulk_create splits them
+    db = _db()
+    size = max(1, db.ops.bulk_batch_size(fields, objs))  # as bulk_create splits them
     statements = together if together is not None else Together()
     for start in range(0, len(objs), size):
         batch = objs[start:start + size]
-        params = [_db_value(f, f.pre_save(obj, True)) for obj in batch for f in fields]
-        statements.add(_insert_sql(model, connection.vendor, len(batch)), params,
+        params = [_db_value(f, f.pre_save(obj, True), db) for obj in batch for f in fields]
+        statements.add(_insert_sql(model, db.vendor, len(batch)), params,
                        on_rows=lambda rows, batch=batch: _ids_set(batch, rows))
     if together is None:
         statements.send()
@@ -522,9 +534,10 @@ def row_update(obj: Model, fields: list[str], *, together: Together | None = Non
     one row checked when it is sent)."""
     model = type(obj)
     model_fields = [model._meta.get_field(name) for name in fields]
-    params = [_db_value(f, f.pre_save(obj, False)) for f in model_fields]
+    db = _db()
+    params = [_db_value(f, f.pre_save(obj, False), db) for f in model_fields]
     statements = together if together is not None else Together()
-    statements.add(_update_sql(model, connection.vendor, tuple(f.column for f in model_fields)), [*params, obj.pk],
+    statements.add(_update_sql(model, db.vendor, tuple(f.column for f in model_fields)), [*params, obj.pk],
                    rowcount=1)
     if together is None:
         statements.send()

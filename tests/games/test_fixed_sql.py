@@ -195,4 +195,4 @@ def test_json_written_and_read_here_is_the_json_the_orm_writes_and_reads(two_peo
     sql.rows_insert([note])
     assert Notification.objects.get(pk=note.pk).data == value
     assert sql._load(Notification, [getattr(note, f.attname) if f.attname != "data" else json.dumps(value)
-                                    for f in Notification._meta.concrete_fields]).data == value
+                                    for f in Notification._meta.concrete_fields], connection).data == value
