@@ -318,12 +318,16 @@ def phase_summary(windows: list[dict[str, Any]]) -> dict[str, Any]:
 # --- the server ---------------------------------------------------------------------------------------
 
 
-def ensure_database(url: str) -> None:
+def ensure_database(url: str, fresh: bool = False) -> None:
+    """Create the database if missing; ``fresh``: drop it first (its tables grow with every run, and
+    a grown database is slower: runs to compare must start from the same one)."""
     import psycopg
 
     name = url.rsplit("/", 1)[1].split("?")[0]
     admin = url.rsplit("/", 1)[0] + "/postgres"
     with psycopg.connect(admin, autocommit=True) as conn:
+        if fresh:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone():
             conn.execute(f'CREATE DATABASE "{name}"')
 
@@ -397,6 +401,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="turn clock of the tables (0 = none; >0 also schedules a Celery clock task per move)")
     parser.add_argument("--database-url", default=os.environ.get(
         "BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/maumau_bench"))
+    parser.add_argument("--fresh-database", action="store_true",
+                        help="drop the benchmark database (--database-url) and create it anew first")
     parser.add_argument("--port", type=int, default=8765)
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 2, help="gunicorn worker processes")
     parser.add_argument("--threads", type=int, default=2, help="threads per gunicorn worker")
@@ -408,7 +414,7 @@ def main(argv: list[str] | None = None) -> int:
            "MAUMAU_WRITE_RATE": "1000000/min", "MAUMAU_SIGNUP_RATE": "1000000/min", "DEBUG": "false",
            "CONN_MAX_AGE": "600", "LOG_LEVEL": "ERROR"}
     if args.database_url.startswith("postgres"):
-        ensure_database(args.database_url)
+        ensure_database(args.database_url, fresh=args.fresh_database)
     subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=env, check=True)
     server = subprocess.Popen(
         [sys.executable, "-m", "gunicorn", "maumau.wsgi:application", "--bind", f"127.0.0.1:{args.port}",
