@@ -4,8 +4,8 @@ Why: on this service the ORM's SQL compilation (~0.3-0.5 ms per query) costs mor
 PostgreSQL needs to run these small statements, and a move runs several of them. Each statement
 here is built once per model from the model's ``_meta`` (so it follows the models), and its rows
 become model instances as ``Model.from_db`` builds them (see :func:`_load`), with the converters the
-ORM itself applies, so
-callers get exactly what the QuerySet they replace gave them (related objects included). Written
+ORM itself applies, so callers get exactly what the QuerySet they replace gave them (related
+objects included). Written
 values go through each field's ``get_db_prep_save``, as in ``save()`` and ``bulk_create()`` (JSON,
 on PostgreSQL, is dumped by orjson, and read by it everywhere: see :func:`_json_dumps`). These
 writes send no model signals; neither did ``bulk_create``, and no receiver listens to ``Game``.
@@ -317,12 +317,12 @@ def token_with_user_and_player(key: str) -> Token | None:
 
 
 @cache
-def _game_locked_sql(vendor: str) -> str:
-    """The game row (parameter: its id), locked where the backend has ``FOR UPDATE`` (SQLite runs one
-    writer at a time anyway)."""
+def _row_locked_sql(model: type[Model], vendor: str) -> str:
+    """One row of ``model`` (parameter: its id), locked where the backend has ``FOR UPDATE`` (SQLite
+    runs one writer at a time anyway)."""
     lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
-    pk = _qn(Game._meta.pk.column)
-    return f"SELECT {_columns(Game, 'g')} FROM {_qn(Game._meta.db_table)} g WHERE g.{pk} = %s{lock}"
+    pk = _qn(model._meta.pk.column)
+    return f"SELECT {_columns(model, 'r')} FROM {_qn(model._meta.db_table)} r WHERE r.{pk} = %s{lock}"
 
 
 def _webhook_flag(player_pk: str) -> str:
@@ -431,20 +431,13 @@ def _game_locked_then_seats(game_id: int) -> tuple[Game, list[Seat]] | None:
     """Lock the game row (waiting for it), then read the seats: two statements, one round trip."""
     found: dict[str, Any] = {}
     together = Together()
-    together.add(_game_locked_sql(connection.vendor), [game_id], on_rows=lambda rows: found.update(game=rows))
+    together.add(_row_locked_sql(Game, connection.vendor), [game_id], on_rows=lambda rows: found.update(game=rows))
     together.add(_seats_sql(connection.vendor), [game_id], on_rows=lambda rows: found.update(seats=rows))
     together.send()
     if not found["game"]:
         return None
     db = _db()
     return _load(Game, found["game"][0], db), [_seat(row, db) for row in found["seats"]]  # type: ignore[return-value]
-
-
-@cache
-def _table_locked_sql(vendor: str) -> str:
-    lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
-    return (f"SELECT {_columns(Table, 't')} FROM {_qn(Table._meta.db_table)} t "
-            f"WHERE t.{_qn(Table._meta.pk.column)} = %s{lock}")
 
 
 @cache
@@ -460,7 +453,7 @@ def table_locked_with_seats(table_id: int) -> tuple[Table, list[Seat], list[int]
     Three statements, one round trip (:class:`Together`)."""
     found: dict[str, Any] = {}
     together = Together()
-    together.add(_table_locked_sql(connection.vendor), [table_id], on_rows=lambda rows: found.update(table=rows))
+    together.add(_row_locked_sql(Table, connection.vendor), [table_id], on_rows=lambda rows: found.update(table=rows))
     together.add(_seats_sql(connection.vendor, True), [table_id], on_rows=lambda rows: found.update(seats=rows))
     together.add(_active_game_sql(connection.vendor), [table_id], on_rows=lambda rows: found.update(games=rows))
     together.send()
