@@ -27,6 +27,9 @@ class Player(models.Model):
     )
     is_bot = models.BooleanField(default=False)
     bot_level = models.CharField(max_length=16, blank=True, default="")
+    #: Whether the player has an active webhook, kept by the streams app's webhook services, so that
+    #: a move knows whom to look up deliveries for without joining the streams app's tables.
+    has_webhook = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
     def __str__(self) -> str:
