@@ -12,7 +12,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games import clocks, engine, selectors, services
+from games import clocks, engine, ledger, selectors, services
 from games.models import Game, Move, Player, Seat
 from games.serializers import (
     ActionSerializer,
@@ -187,7 +187,7 @@ class GameActionApi(APIView):
         if key is not None and len(key) > 255:
             raise ValidationFailed(details={"field": "Idempotency-Key", "reason": "at most 255 characters"})
         fingerprint = "" if key is None else hashlib.sha256(  # only a key's replay compares it
-            f"{request.method} {request.path}\n{services.canonical_json(data)}".encode()
+            f"{request.method} {request.path}\n{ledger.canonical_json(data)}".encode()
         ).hexdigest()
         outcome = services.move_submit(
             game_id=game_id, actor="player", player=caller(request), action=action,

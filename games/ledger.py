@@ -7,11 +7,35 @@ each row's hash must chain to the one before. Any difference is reported, never 
 
 from __future__ import annotations
 
+import hashlib
+import json
 from typing import Any
 
 from games import engine
-from games.models import Game
-from games.services import canonical_json, move_hash, move_row
+from games.models import Game, Move
+
+
+def canonical_json(value: Any) -> str:
+    """The one serialization that hashes and fingerprints use: sorted keys, no spaces."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def move_hash(*, prev_hash: str, row: dict[str, Any]) -> str:
+    return hashlib.sha256((prev_hash + canonical_json(row)).encode()).hexdigest()
+
+
+def move_row(move: Move) -> dict[str, Any]:
+    """The fields a ledger hash covers (everything but the hashes themselves)."""
+    return {
+        "game": move.game_id,
+        "seq": move.seq,
+        "actor": move.actor,
+        "seat": move.seat,
+        "player": move.player_id,
+        "action": move.action,
+        "events": move.events,
+        "created_at": move.created_at.isoformat(),
+    }
 
 
 def initial_state(game: Game) -> engine.GameState:

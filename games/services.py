@@ -1,38 +1,35 @@
 """Use cases that write: one transaction each, keyword-only arguments, domain errors out.
 
-``move_submit`` is THE path for every action that changes a round: people (``actor="player"``),
-bots (``"bot"``), the turn clock (``"clock"``) and the house penalty for an illegal play
-(``"system"``). It locks the game row, checks seat, turn and ``expected_version``, applies the
-engine, appends a hash-chained ledger row, saves snapshot + version + deadline in one UPDATE,
-and lets seated bots answer in the same transaction under the same lock (so a person can play a
-whole round against bots with nothing else running). What follows a move is sent two ways:
-:data:`moves_appended` inside the transaction, with the round as it is in memory (the streams app
-writes its notifications there, so they commit with the move and cost no re-read), and
-:data:`move_committed` plus the clock tasks with ``transaction.on_commit``.
+``move_submit`` is the one path for everything that changes a round: a person's action, the bots on
+turn, and the turn clock (the expiry tasks, the sweep and a request that finds a passed deadline).
+Its body reads as the pipeline it runs. What follows a move is explicit: the streams app builds the
+move's notifications and they are written with the move (one statement on PostgreSQL); the clock
+tasks and the wake-ups go out on commit.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
-import json
 import random
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import IntegrityError, connection, transaction
-from django.dispatch import Signal
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from rest_framework.authtoken.models import Token
 
-from games import engine, sql
-from games.clocks import clock_check, clock_schedule, clocks_first
+from games import engine, sql, tasks
+from games.ledger import move_hash, move_row
 from games.models import Game, IdempotencyRecord, Move, Player, Seat, Table
 from games.rule_messages import rule_message
+from games.rule_sets import rule_set_from
 from maumau.errors import (
     ConflictError,
     DomainError,
@@ -41,44 +38,13 @@ from maumau.errors import (
     PermissionDeniedError,
     ValidationFailed,
 )
-
-#: Sent inside move_submit's transaction whenever ledger rows were appended: game (as saved),
-#: state (engine state after the rows), seats (game-seat order, players loaded), moves (the new
-#: rows), writes (a ``games.sql.Together`` holding the move's own INSERT and UPDATE, sent after the
-#: receivers: they add their inserts there, so that all of a move's writes cost one round trip).
-#: Receivers write what must commit with the move; a receiver that raises fails the move, so they
-#: do nothing but plain inserts.
-moves_appended = Signal()
-#: Sent on commit after every move_submit that appended ledger rows: game_id, version, seqs.
-move_committed = Signal()
-#: Sent on commit when a round starts: game_id.
-round_started = Signal()
+from scoring import services as scoring_services
+from scoring.models import League
+from streams import channels
+from streams import services as stream_services
 
 #: A request's bots may make at most this many moves (max_turns ends any game long before).
 BOT_MOVE_LIMIT = 20_000
-
-
-def canonical_json(value: Any) -> str:
-    """The one serialization that hashes and fingerprints use: sorted keys, no spaces."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
-def move_hash(*, prev_hash: str, row: dict[str, Any]) -> str:
-    return hashlib.sha256((prev_hash + canonical_json(row)).encode()).hexdigest()
-
-
-def move_row(move: Move) -> dict[str, Any]:
-    """The fields a ledger hash covers (everything but the hashes themselves)."""
-    return {
-        "game": move.game_id,
-        "seq": move.seq,
-        "actor": move.actor,
-        "seat": move.seat,
-        "player": move.player_id,
-        "action": move.action,
-        "events": move.events,
-        "created_at": move.created_at.isoformat(),
-    }
 
 
 # --- players ---------------------------------------------------------------------------------
@@ -98,16 +64,6 @@ def player_create(*, name: str) -> tuple[Player, str]:
 # --- tables ----------------------------------------------------------------------------------
 
 
-def _rules_from(name: str, options: dict[str, Any] | None) -> engine.RuleSet:
-    try:
-        return engine.RuleSet.from_preset(name, options or {})
-    except engine.RulesError as exc:
-        raise ValidationFailed(
-            message=_("These rules are not valid."),
-            details={"option": exc.option, "reason": str(exc.message)},
-        ) from exc
-
-
 def table_create(
     *,
     host: Player,
@@ -117,7 +73,7 @@ def table_create(
     league_id: int | None = None,
 ) -> Table:
     """The host sits in seat 0. Options are validated by the engine and stored effective."""
-    rule_set = _rules_from(rules, options)
+    rule_set = rule_set_from(rules, options)
     if max_players is None:
         max_players = min(4, rule_set.max_players)
     if not rule_set.min_players <= max_players <= rule_set.max_players:
@@ -127,8 +83,6 @@ def table_create(
         )
     league = None
     if league_id is not None:
-        from scoring.models import League
-
         league = League.objects.filter(pk=league_id).first()
         if league is None:
             raise NotFoundError(details={"field": "league"})
@@ -172,6 +126,13 @@ def _active_game(table: Table) -> Game | None:
     return table.games.filter(status="active").order_by("-number").first()
 
 
+def _seat_add(table: Table, position: int, player: Player, *, bot_controlled: bool = False) -> Seat:
+    """A new seat; the people already at the table are told once it commits."""
+    seat = Seat.objects.create(table=table, position=position, player=player, bot_controlled=bot_controlled)
+    transaction.on_commit(functools.partial(stream_services.player_joined, seat_id=seat.pk), robust=True)
+    return seat
+
+
 def table_join(*, table_id: int, player: Player) -> Table:
     """Take the next free seat (from the next round on if one is running); a leaver, or a person a bot
     stood in for after timeouts, takes their seat back."""
@@ -195,8 +156,7 @@ def table_join(*, table_id: int, player: Player) -> Table:
             mine.bot_controlled = False
             mine.save(update_fields=["left", "bot_controlled"])
         else:
-            position = max((s.position for s in seats), default=-1) + 1
-            Seat.objects.create(table=table, position=position, player=player)
+            _seat_add(table, max((s.position for s in seats), default=-1) + 1, player)
     return table
 
 
@@ -209,7 +169,7 @@ def table_bot_add(*, table_id: int, player: Player, level: str) -> Table:
             raise ConflictError("table_full", details={"max_players": table.max_players})
         position = max((s.position for s in seats), default=-1) + 1
         bot = Player.objects.create(name=f"Bot {position} ({level})", is_bot=True, bot_level=level)
-        Seat.objects.create(table=table, position=position, player=bot, bot_controlled=True)
+        _seat_add(table, position, bot, bot_controlled=True)
     return table
 
 
@@ -238,30 +198,11 @@ def table_leave(*, table_id: int, player: Player) -> Table:
             table.save(update_fields=fields)
         if game is not None and mine.position in game.positions:
             # The bot that took over answers now if the leaver was on turn.
-            move_submit(game_id=game.pk, actor="bot", seat=None, action=None)
+            move_submit(game_id=game.pk, actor="bot", action=None)
     return table
 
 
 # --- rounds ----------------------------------------------------------------------------------
-
-
-def _deadlines(game: Game, state: engine.GameState, rules: engine.RuleSet, now: Any, turn_passed: bool) -> None:
-    """The turn clock restarts when a new turn begins; the Hermann clock runs while a race is open.
-
-    A turn is one time budget: a call said by another seat, a penalty row or a drawn card that
-    may still be played do not give the player on turn more time.
-    """
-    if state.status != "active":
-        game.deadline = None
-        game.hermann_deadline = None
-        return
-    if turn_passed or game.deadline is None:
-        game.deadline = now + timedelta(seconds=rules.turn_seconds) if rules.turn_seconds else None
-    if state.hermann_open:
-        if game.hermann_deadline is None:
-            game.hermann_deadline = now + timedelta(seconds=rules.hermann_seconds)
-    else:
-        game.hermann_deadline = None
 
 
 def _setup_args(setup: Any, players: int) -> dict[str, Any]:
@@ -287,23 +228,14 @@ def _setup_args(setup: Any, players: int) -> dict[str, Any]:
 
 
 def round_start(*, table_id: int, player: Player, seed: Any = None, setup: Any = None) -> Game:
-    """The host starts the first round or the next one ("Nochmal!"), opened by the next seat.
-
-    One round trip reads the locked table, its seats and whether a round runs; one writes the new
-    game and the table (fixed SQL, see games/sql.py: a round starts every few dozen moves)."""
+    """The host starts the first round or the next one ("Nochmal!"), opened by the next seat."""
     with transaction.atomic():
-        found = sql.table_locked_with_seats(table_id)
-        if found is None:
-            raise NotFoundError()
-        table, table_seats, active_games = found
-        _host_check(table, player)
-        from scoring.services import league_assert_open  # a finished league takes no more rounds
-
-        league_assert_open(league=table.league)
-        if active_games:
+        table = _table_of_host(table_id, player)
+        scoring_services.league_assert_open(league=table.league)  # a finished league takes no more rounds
+        if table.games.filter(status="active").exists():
             raise ConflictError("table_state", _("A round is running at this table."),
                                 details={"reason": "round_running"})
-        seats = [s for s in table_seats if not s.left]
+        seats = [s for s in table.seats.all() if not s.left]
         rules = engine.RuleSet.from_json(table.options)
         if len(seats) < rules.min_players:
             raise ConflictError("table_state", _("Not enough players at the table."),
@@ -325,32 +257,39 @@ def round_start(*, table_id: int, player: Player, seed: Any = None, setup: Any =
         except engine.SetupError as exc:
             raise ValidationFailed(message=_("This deal is not possible."),
                                    details={"field": "setup", "reason": str(exc)}) from exc
-        now = timezone.now()
-        game = Game(
-            table=table,
-            number=table.rounds_started + 1,
-            rules=rules.to_json(),
-            seed=seed,
-            setup=setup,
-            first=first,
-            positions=[s.position for s in seats],
-            turn=state.turn,
-        )
+        game = Game(table=table, number=table.rounds_started + 1, rules=rules.to_json(), seed=seed, setup=setup,
+                    first=first, positions=[s.position for s in seats], turn=state.turn)
         game.state_set(state)
-        _deadlines(game, state, rules, now, turn_passed=True)
+        _deadlines_set(game, state, timezone.now(), turn_passed=True)
+        game.save()
         table.rounds_started += 1
         table.status = "playing"
-        writes = sql.Together(independent=True)
-        sql.rows_insert([game], together=writes)
-        sql.row_update(table, ["rounds_started", "status"], together=writes)
-        writes.send()
-        game_id = game.pk
-        transaction.on_commit(lambda: round_started.send(sender=Game, game_id=game_id))
-        clock_schedule(game)  # the first turn's clock task, sent on commit
+        table.save(update_fields=["rounds_started", "status"])
+        transaction.on_commit(functools.partial(stream_services.round_started, game_id=game.pk), robust=True)
+        tasks.clock_tasks_schedule(game)
         if any(s.bot_controlled for s in seats):
-            move_submit(game_id=game.pk, actor="bot", seat=None, action=None)
+            move_submit(game_id=game.pk, actor="bot", action=None)
             game.refresh_from_db()
     return game
+
+
+def _deadlines_set(game: Game, state: engine.GameState, now: datetime, turn_passed: bool) -> None:
+    """The turn clock restarts when a new turn begins; the Hermann clock runs while a race is open.
+
+    A turn is one time budget: a call said by another seat, a penalty row or a drawn card that
+    may still be played do not give the player on turn more time.
+    """
+    if state.status != "active":
+        game.deadline = None
+        game.hermann_deadline = None
+        return
+    if turn_passed or game.deadline is None:
+        game.deadline = now + timedelta(seconds=state.rules.turn_seconds) if state.rules.turn_seconds else None
+    if state.hermann_open:
+        if game.hermann_deadline is None:
+            game.hermann_deadline = now + timedelta(seconds=state.rules.hermann_seconds)
+    else:
+        game.hermann_deadline = None
 
 
 # --- moves -----------------------------------------------------------------------------------
@@ -368,60 +307,39 @@ class MoveOutcome:
 
 
 @dataclass
-class _Round:
-    """One locked game with its state and seats, and the ledger rows appended so far."""
+class LockedRound:
+    """One locked game with its engine state and seats (game-seat order), and the ledger rows this
+    request appends; every row moves the game's version, hash chain head and deadlines with it."""
 
     game: Game
     state: engine.GameState
-    rules: engine.RuleSet
-    seats: list[Seat]  # game seat i -> Seat
-    pending: list[Move] = field(default_factory=list)
+    seats: list[Seat]
+    now: datetime
+    appended: list[Move] = field(default_factory=list)
 
     def append(self, *, actor: str, seat: int | None, player: Player | None, action: dict[str, Any],
-               events: list[dict[str, Any]], now: Any) -> Move:
+               events: list[dict[str, Any]], turn_before: tuple[int, int | None]) -> None:
+        """Record an applied action; ``turn_before`` is (turns, turn) before it, to restart the clock."""
         game = self.game
         move = Move(game=game, seq=game.version + 1, actor=actor, seat=seat, player=player, action=action,
-                    events=events, created_at=now, prev_hash=game.ledger_head)
+                    events=events, created_at=self.now, prev_hash=game.ledger_head)
         move.hash = move_hash(prev_hash=game.ledger_head, row=move_row(move))
-        game.version = move.seq
-        game.ledger_head = move.hash
-        self.pending.append(move)
-        return move
+        game.version, game.ledger_head = move.seq, move.hash
+        self.appended.append(move)
+        turn_passed = turn_before != (self.state.turns, self.state.turn)
+        _deadlines_set(game, self.state, self.now, turn_passed)
+
+    def apply(self, *, actor: str, seat: int | None, player: Player | None, action: dict[str, Any]) -> None:
+        """The engine's ``apply`` for ``seat`` (None: the clock), recorded; IllegalAction changes nothing."""
+        turn_before = (self.state.turns, self.state.turn)
+        self.state, events = engine.apply(self.state, None if actor == "clock" else seat, action)
+        self.append(actor=actor, seat=seat, player=player, action=action, events=events, turn_before=turn_before)
 
 
-def _idempotent_replay(player: Player, key: str, fingerprint: str) -> MoveOutcome | None:
-    record = IdempotencyRecord.objects.filter(player=player, key=key).first()
-    if record is None:
-        return None
-    if record.fingerprint != fingerprint:
-        raise DomainError("idempotency_key_reused", status=422, details={"key": key})
-    return MoveOutcome(status_code=record.status_code, body=record.body, replayed=True)
-
-
-def _idempotency_claim(player: Player, key: str) -> None:
-    """A duplicate that arrives while the first request with its key is still running gets 409.
-
-    On PostgreSQL a transaction-scoped advisory try-lock on (player, key) tells at once; once the
-    first commits, a retry finds its stored answer instead. SQLite runs one writer at a time
-    (immediate transactions), so a duplicate there simply waits and then gets the replay.
-    """
-    if connection.vendor != "postgresql":
-        return
-    digest = hashlib.sha256(f"idempotency:{player.pk}:{key}".encode()).digest()
-    lock_id = int.from_bytes(digest[:8], "big", signed=True)
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_try_advisory_xact_lock(%s)", [lock_id])
-        claimed = cursor.fetchone()[0]
-    if not claimed:
-        raise ConflictError("idempotency_in_progress", details={"key": key})
-
-
-@clocks_first
 def move_submit(
     *,
     game_id: int,
     actor: str,
-    seat: int | None = None,
     player: Player | None = None,
     action: dict[str, Any] | None,
     expected_version: int | None = None,
@@ -430,197 +348,274 @@ def move_submit(
     play_bots: bool = True,
     render: Callable[[Game, engine.GameState, list[Seat], int | None, list[Move]], dict[str, Any]] | None = None,
 ) -> MoveOutcome:
-    """Apply one action (``action=None`` with ``actor="bot"``: let the bots on turn play).
+    """Apply one action of ``actor``: ``"player"`` (``player``'s ``action``), ``"bot"`` (``action=None``:
+    the bots on turn play) or ``"clock"`` (``action=None``: resolve the passed deadlines; with
+    ``expected_version`` only those of that version, as an expiry task is set for).
 
-    ``actor="player"`` needs ``player`` (the seat is looked up); ``"bot"``/``"system"`` need a seat;
-    ``"clock"`` applies a clock action (``timeout``/``hermann_timeout``) for ``seat=None``.
     ``render(game, state, seats, viewer_seat, moves)`` builds the caller's answer inside the
     transaction, so the answer stored for an Idempotency-Key is exactly the one sent.
-    Raises DomainError (400/403/404/409/422); a 422 in ``house`` still commits its penalty row.
+    Raises DomainError (400/403/404/409/422). What was appended before a refusal is committed all the
+    same: the timeouts a late action missed, and in ``house`` the penalty card of an illegal play.
     """
-    parsed: dict[str, Any] | None = None
-    if action is not None:
-        try:
-            parsed = engine.parse_action(action, clock=actor == "clock")
-        except engine.ActionError as exc:
-            raise ValidationFailed(message=_("This action is malformed."),
-                                   details={"reason": exc.message, **exc.details}) from exc
+    action = _action_parsed(action)
     refusal: DomainError | None = None
     with transaction.atomic():
         if idempotency_key and player is not None:
-            # One look-up, after the claim: on PostgreSQL the claim waits for no one, and once it is
-            # ours every earlier request with this key has committed; on SQLite the immediate
-            # transaction already runs alone. So a finished first request is always seen here.
-            _idempotency_claim(player, idempotency_key)
-            replay = _idempotent_replay(player, idempotency_key, fingerprint)
+            replay = _idempotency_replay(player, idempotency_key, fingerprint)
             if replay is not None:
                 return replay
         found = sql.game_locked_with_seats(game_id)
         if found is None:
             raise NotFoundError()
         game, table_seats = found
-        if actor != "clock":
-            clock_check(game)  # a passed deadline is resolved first (ClockDue, see clocks_first)
-        seats = game.seats_in_order(table_seats)
-        if actor == "player":
-            assert player is not None
-            seat = next((i for i, s in enumerate(seats) if s.player_id == player.pk), None)
-            if seat is None:
-                raise PermissionDeniedError(message=_("You are not seated in this round."))
-            if seats[seat].left:  # a bot plays this seat now; joining again takes it back
-                raise PermissionDeniedError(message=_("You left this table; a bot plays your seat."))
-        if game.status != "active":
-            raise ConflictError("game_finished")
-        if expected_version is not None and expected_version != game.version:
-            raise ConflictError("version_conflict", details={"version": game.version})
-        state = game.engine_state()
-        rnd = _Round(game=game, state=state, rules=state.rules, seats=seats)
-        now = timezone.now()
-        answer_from = 0
-        if parsed is not None:
-            try:
-                state, events = engine.apply(state, None if actor == "clock" else seat, parsed)
-            except engine.IllegalAction as exc:
-                refusal = _refusal(rnd, exc, actor=actor, seat=seat, player=player, action=parsed, now=now)
-                if isinstance(refusal, ConflictError):
-                    raise refusal from exc
+        locked = LockedRound(game=game, state=game.engine_state(), seats=game.seats_in_order(table_seats),
+                             now=timezone.now())
+        seat: int | None = None
+        try:
+            if actor == "clock":
+                _open_check(locked, expected_version)  # a clock task acts only on the version it was set for
+                clocks_due_apply(locked)
             else:
-                if actor == "clock":
-                    recorded_seat = game.turn
-                else:
-                    recorded_seat = seat
-                rnd.append(actor=actor, seat=recorded_seat, player=player, action=parsed, events=events, now=now)
-        if refusal is None and play_bots:
-            _bots_play(rnd, now)
-        if rnd.pending:
-            # The ledger rows, the game row and what receivers add: one statement on PostgreSQL.
-            writes = sql.Together(independent=True)
-            _save_round(rnd, now, writes)
-            _publish(rnd, writes)
-            writes.send()
-        viewer = seat if actor == "player" else None
-        if refusal is not None:
-            penalty = [e for m in rnd.pending for e in engine.redact_events(m.events, viewer)]
-            refusal.details = {**refusal.details, "penalty": penalty, "version": game.version}
-            body: dict[str, Any] = {"error": {"code": refusal.code, "message": str(refusal.message),
-                                              "details": refusal.details}}
-            status = refusal.status
-        else:
-            body = render(game, state, seats, viewer, rnd.pending[answer_from:]) if render else {}
-            status = 200
-        if idempotency_key and player is not None:
-            # No savepoint: a duplicate key (only possible if the claim above was not exclusive)
-            # fails the whole transaction anyway, and the ConflictError leaves the atomic block.
-            try:
-                IdempotencyRecord.objects.create(player=player, key=idempotency_key,
-                                                 fingerprint=fingerprint, status_code=status, body=body)
-            except IntegrityError as exc:
-                raise ConflictError("idempotency_in_progress", details={"key": idempotency_key}) from exc
-    outcome = MoveOutcome(status_code=status, body=body, game=game, moves=rnd.pending)
+                clocks_due_apply(locked)  # a late action comes after the timeout it missed
+                seat = _seat_of(locked, player) if actor == "player" else None
+                _open_check(locked, expected_version)
+                if action is not None:
+                    _action_apply(locked, seat, player, action)
+            if play_bots:
+                _bots_play(locked)
+        except DomainError as exc:
+            refusal = exc
+        batch = sql.WriteBatch()
+        status, body = _answer(locked, refusal, seat, render)
+        if idempotency_key and player is not None and (refusal is None or isinstance(refusal, IllegalMoveError)):
+            batch.insert([IdempotencyRecord(player=player, key=idempotency_key, fingerprint=fingerprint,
+                                            status_code=status, body=body)])
+        try:
+            _round_save(locked, batch)
+        except IntegrityError as exc:  # the key's record exists: only if the claim was not exclusive
+            raise ConflictError("idempotency_in_progress", details={"key": idempotency_key}) from exc
     if refusal is not None:
         raise refusal
-    return outcome
+    return MoveOutcome(status_code=status, body=body, game=game, moves=locked.appended)
 
 
-def _refusal(rnd: _Round, exc: engine.IllegalAction, *, actor: str, seat: int | None, player: Player | None,
-             action: dict[str, Any], now: Any) -> DomainError:
-    """Map an engine refusal to its error; in ``house`` charge the penalty card (once per retry)."""
-    if exc.code == "not_your_turn":
-        return ConflictError("not_your_turn", details={"turn": rnd.state.turn})
-    if exc.code == "game_over":
-        return ConflictError("game_finished")
-    if rnd.rules.penalize_illegal and actor in ("player", "bot") and seat is not None:
-        penalty = engine.penalize_illegal(rnd.state, seat, action)  # a refused apply() changed nothing
-        if penalty:
-            rnd.append(actor="system", seat=seat, player=player, action=action, events=penalty, now=now)
-    return IllegalMoveError(message=rule_message(exc.code),
-                            details={"reason": exc.code, "rule": str(exc.message), **(exc.details or {})})
+def _action_parsed(action: dict[str, Any] | None) -> dict[str, Any] | None:
+    if action is None:
+        return None
+    try:
+        return engine.parse_action(action)
+    except engine.ActionError as exc:
+        raise ValidationFailed(message=_("This action is malformed."),
+                               details={"reason": exc.message, **exc.details}) from exc
 
 
-def _bots_play(rnd: _Round, now: Any) -> None:
+def _idempotency_replay(player: Player, key: str, fingerprint: str) -> MoveOutcome | None:
+    """The stored answer of an earlier request with this key, if it committed.
+
+    A duplicate that arrives while the first is still running gets 409: on PostgreSQL a
+    transaction-scoped advisory try-lock on (player, key) tells at once, and once the lock is ours
+    every earlier request with the key has committed, so one look-up after it sees its answer.
+    SQLite runs one writer at a time (immediate transactions): a duplicate there waits, then replays.
+    """
+    if connection.vendor == "postgresql":
+        digest = hashlib.sha256(f"idempotency:{player.pk}:{key}".encode()).digest()
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_try_advisory_xact_lock(%s)", [int.from_bytes(digest[:8], "big", signed=True)])
+            if not cursor.fetchone()[0]:
+                raise ConflictError("idempotency_in_progress", details={"key": key})
+    record = IdempotencyRecord.objects.filter(player=player, key=key).first()
+    if record is None:
+        return None
+    if record.fingerprint != fingerprint:
+        raise DomainError("idempotency_key_reused", status=422, details={"key": key})
+    return MoveOutcome(status_code=record.status_code, body=record.body, replayed=True)
+
+
+def _seat_of(locked: LockedRound, player: Player | None) -> int:
+    seat = next((i for i, s in enumerate(locked.seats) if player is not None and s.player_id == player.pk), None)
+    if seat is None:
+        raise PermissionDeniedError(message=_("You are not seated in this round."))
+    if locked.seats[seat].left:  # a bot plays this seat now; joining again takes it back
+        raise PermissionDeniedError(message=_("You left this table; a bot plays your seat."))
+    return seat
+
+
+def _open_check(locked: LockedRound, expected_version: int | None) -> None:
+    if locked.game.status != "active":
+        raise ConflictError("game_finished")
+    if expected_version is not None and expected_version != locked.game.version:
+        raise ConflictError("version_conflict", details={"version": locked.game.version})
+
+
+def _action_apply(locked: LockedRound, seat: int, player: Player | None, action: dict[str, Any]) -> None:
+    """A person's action; an illegal play in ``house`` costs one penalty card (once per retry)."""
+    try:
+        locked.apply(actor="player", seat=seat, player=player, action=action)
+    except engine.IllegalAction as exc:
+        if exc.code == "not_your_turn":
+            raise ConflictError("not_your_turn", details={"turn": locked.state.turn}) from exc
+        if exc.code == "game_over":
+            raise ConflictError("game_finished") from exc
+        if locked.state.rules.penalize_illegal:
+            turn_before = (locked.state.turns, locked.state.turn)
+            penalty = engine.penalize_illegal(locked.state, seat, action)  # a refused apply() changed nothing
+            if penalty:
+                locked.append(actor="system", seat=seat, player=player, action=action, events=penalty,
+                              turn_before=turn_before)
+        raise IllegalMoveError(message=rule_message(exc.code),
+                               details={"reason": exc.code, "rule": str(exc.message), **(exc.details or {})}) from exc
+
+
+def clocks_due_apply(locked: LockedRound) -> int:
+    """Resolve the passed deadlines of the locked round as clock rows (the Hermann race first, then
+    the turn by the table's ``timeout_policy``); the bots on turn answer each. Returns how many.
+
+    The same step for every path (expiry task, sweep, request): no re-check is needed beyond the
+    deadlines of the locked row. A Hermann timeout can leave the turn's deadline passed too, so a
+    couple of rounds may run; the bound only guards against a clock misconfigured to zero.
+    """
+    applied = 0
+    for _step in range(4):
+        game = locked.game
+        if game.status != "active" or locked.state.status != "active":
+            break
+        if game.hermann_deadline is not None and game.hermann_deadline <= locked.now:
+            action = {"type": "hermann_timeout"}
+        elif game.deadline is not None and game.deadline <= locked.now:
+            action = {"type": "timeout"}
+            _timeout_streak_count(locked)
+        else:
+            break
+        locked.apply(actor="clock", seat=locked.state.turn, player=None, action=engine.parse_action(action, clock=True))
+        applied += 1
+        _bots_play(locked)
+    return applied
+
+
+def _timeout_streak_count(locked: LockedRound) -> None:
+    """Count the turn holder's timeouts in a row; at ``MAUMAU_CLOCK_TAKEOVER_TIMEOUTS`` a bot takes
+    the seat over (so the others can finish). Own moves break the streak; Hermann timeouts and
+    refused-play penalties do not count. Read from this round's ledger, this request's rows first."""
+    turn = locked.state.turn
+    seat = locked.seats[turn] if turn is not None else None
+    if seat is None or seat.bot_controlled:
+        return
+    limit = settings.MAUMAU_CLOCK_TAKEOVER_TIMEOUTS
+    recent = [(m.actor, m.action) for m in reversed(locked.appended) if m.seat == turn and m.actor != "system"]
+    recent += (Move.objects.filter(game_id=locked.game.pk, seat=turn).exclude(actor="system")
+               .order_by("-seq").values_list("actor", "action")[: 4 * max(limit, 1)])
+    streak = 1
+    for actor, action in recent:
+        if actor == "clock" and action.get("type") == "hermann_timeout":
+            continue
+        if actor == "clock" and action.get("type") == "timeout":
+            streak += 1
+            continue
+        break
+    seat.consecutive_timeouts = streak
+    fields = ["consecutive_timeouts"]
+    if limit and streak >= limit:
+        seat.bot_controlled = True
+        fields.append("bot_controlled")
+    seat.save(update_fields=fields)
+
+
+def _bots_play(locked: LockedRound) -> None:
     """Seated bots act until a person is on turn or the round ends, under the caller's lock.
 
-    The rng of each bot move is seeded from the game's secret seed and its version, so a bot
+    The generator of each bot move is seeded from the game's secret seed and its version, so a bot
     game is reproducible and its choices cannot be predicted from outside.
     """
-    state = rnd.state
     for _step in range(BOT_MOVE_LIMIT):
+        state = locked.state
         if state.status != "active":
             return
         acted = False
         if state.hermann_open:
             say = {"type": "say", "word": "hermann"}
-            for game_seat, seat in enumerate(rnd.seats):
+            for game_seat, seat in enumerate(locked.seats):
                 if seat.bot_controlled and game_seat != state.turn and say in engine.legal_actions(state, game_seat):
-                    _bot_apply(rnd, game_seat, say, now)
+                    _bot_apply(locked, game_seat, say)
                     acted = True
-                    if state.status != "active":
+                    if locked.state.status != "active":
                         return
-        turn = state.turn
-        if turn is not None and rnd.seats[turn].bot_controlled:
-            level = rnd.seats[turn].player.bot_level or "basic"
-            rng = random.Random(f"{rnd.game.seed}:{rnd.game.version}")
-            choice = engine.choose_bot_action(state, turn, level, rng)  # None when it may not act
+        turn = locked.state.turn
+        if turn is not None and locked.seats[turn].bot_controlled:
+            level = locked.seats[turn].player.bot_level or "basic"
+            generator = random.Random(f"{locked.game.seed}:{locked.game.version}")
+            choice = engine.choose_bot_action(locked.state, turn, level, generator)  # None when it may not act
             if choice is not None:
-                acted = _bot_apply(rnd, turn, choice, now) or acted
+                acted = _bot_apply(locked, turn, choice) or acted
         if not acted:
             return
 
 
-def _bot_apply(rnd: _Round, game_seat: int, choice: dict[str, Any], now: Any) -> bool:
-    seat = rnd.seats[game_seat]
+def _bot_apply(locked: LockedRound, game_seat: int, choice: dict[str, Any]) -> bool:
+    player = locked.seats[game_seat].player
     try:
-        action = engine.parse_action(choice)
-        rnd.state, events = engine.apply(rnd.state, game_seat, action)
+        locked.apply(actor="bot", seat=game_seat, player=player, action=engine.parse_action(choice))
     except (engine.ActionError, engine.IllegalAction):
         # A bot must only choose legal actions; if it does not, fall back to the first legal one.
-        legal = engine.legal_actions(rnd.state, game_seat)
+        legal = engine.legal_actions(locked.state, game_seat)
         if not legal:
             return False
-        action = engine.parse_action(legal[0])
-        rnd.state, events = engine.apply(rnd.state, game_seat, action)
-    rnd.append(actor="bot", seat=game_seat, player=seat.player, action=action, events=events, now=now)
+        locked.apply(actor="bot", seat=game_seat, player=player, action=engine.parse_action(legal[0]))
     return True
 
 
-def _save_round(rnd: _Round, now: Any, writes: sql.Together) -> None:
-    """One INSERT for the new ledger rows, one UPDATE for the game (added to ``writes``); the
-    round's end, if it ended, after they are sent."""
-    game, state = rnd.game, rnd.state
-    sql.rows_insert(rnd.pending, together=writes)
-    turn_passed = game.state["turns"] != state.turns or game.turn != state.turn
+def _round_save(locked: LockedRound, batch: sql.WriteBatch) -> None:
+    """Send ``batch`` with the new ledger rows, the game row and the notifications the streams app
+    builds for them: one statement on PostgreSQL (a round's end first writes its result, which the
+    notifications tell). Then what follows on commit: webhook deliveries, reminders, clock tasks."""
+    game = locked.game
+    if not locked.appended:
+        batch.send()
+        return
+    batch.insert(locked.appended)
+    batch.update(game, _game_fields_settle(locked))
+    if game.status == "finished":  # the table is free for the next round; the result counts
+        batch.statement("UPDATE games_table SET status = 'open' WHERE id = %s AND status = 'playing'",
+                        [game.table_id])
+        batch.send()
+        scoring_services.round_result_record(
+            game=game, seat_players={index: seat.player_id for index, seat in enumerate(locked.seats)})
+    notifications = stream_services.move_notifications(game=game, seats=locked.seats, moves=locked.appended)
+    batch.insert(notifications)
+    channels.publish_on_commit(channels.game_topic(game.pk),
+                               *sorted({channels.player_topic(n.player_id) for n in notifications}), batch=batch)
+    batch.send()
+    stream_services.notifications_dispatch(notifications, seats=locked.seats)
+    tasks.clock_tasks_schedule(game)
+
+
+def _game_fields_settle(locked: LockedRound) -> list[str]:
+    """Bring the game row in line with the state after the appended rows (the answer is rendered
+    from it before it is written); returns the fields that change."""
+    game, state = locked.game, locked.state
     game.state_set(state)
     game.turn = state.turn if state.status == "active" else None
-    _deadlines(game, state, rnd.rules, now, turn_passed=turn_passed)
     fields = ["state", "version", "ledger_head", "turn", "deadline", "hermann_deadline"]
     if state.status != "active":
-        game.status = "finished"
-        game.result = state.result
-        game.finished_at = now
+        game.status, game.result, game.finished_at = "finished", state.result, locked.now
         fields += ["status", "result", "finished_at"]
-    sql.row_update(game, fields, together=writes)
-    if game.status == "finished":
-        writes.send()
-        _round_finish(game, rnd.seats)
+    return fields
 
 
-def _round_finish(game: Game, seats: list[Seat]) -> None:
-    """The table is free for the next round; results go to scoring in the same transaction."""
-    Table.objects.filter(pk=game.table_id, status="playing").update(status="open")
-    try:
-        from scoring.services import round_result_record
-    except ImportError:  # pragma: no cover - scoring app not installed
-        return
-    round_result_record(game=game, seat_players={index: seat.player_id for index, seat in enumerate(seats)})
-
-
-def _publish(rnd: _Round, writes: sql.Together) -> None:
-    moves_appended.send(sender=Game, game=rnd.game, state=rnd.state, seats=rnd.seats, moves=list(rnd.pending),
-                        writes=writes)
-    clock_schedule(rnd.game)  # the expiry task for this version's deadlines, sent on commit
-    game_id, version = rnd.game.pk, rnd.game.version
-    seqs = [m.seq for m in rnd.pending]
-    transaction.on_commit(lambda: move_committed.send(sender=Game, game_id=game_id, version=version, seqs=seqs))
+def _answer(locked: LockedRound, refusal: DomainError | None, seat: int | None,
+            render: Callable[..., dict[str, Any]] | None) -> tuple[int, dict[str, Any]]:
+    """The status and body for the caller: the rendered round, or the refusal (with the penalty a
+    refused house play cost, as its player may see it)."""
+    if refusal is None:
+        if not render:
+            return 200, {}
+        if locked.appended:
+            _game_fields_settle(locked)
+        return 200, render(locked.game, locked.state, locked.seats, seat, locked.appended)
+    if isinstance(refusal, IllegalMoveError):
+        penalty = [e for m in locked.appended if m.actor == "system" for e in engine.redact_events(m.events, seat)]
+        refusal.details = {**refusal.details, "penalty": penalty, "version": locked.game.version}
+    return refusal.status, {"error": {"code": refusal.code, "message": str(refusal.message),
+                                      "details": refusal.details}}
 
 
 def idempotency_records_purge(*, keep: timedelta) -> int:

@@ -21,9 +21,8 @@ from django.db.models import F
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from games import sql
 from games.models import Seat
-from games.services import _rules_from as rules_from
+from games.rule_sets import rule_set_from
 from maumau.errors import DomainError
 from scoring.models import League, PlayerResult, RoundResult, Standing
 
@@ -33,7 +32,7 @@ def league_create(*, name: str, rules: str, options: dict[str, Any] | None = Non
     name = (name or "").strip()
     if not name:
         raise DomainError("validation_error", _("A league needs a name."), 400, {"name": "required"})
-    rule_set = rules_from(rules, options)  # the same validation and error as table options
+    rule_set = rule_set_from(rules, options)  # the same validation and error as table options
     return League.objects.create(name=name, rules=rule_set.name, options=rule_set.to_json(), created_by=created_by)
 
 
@@ -111,12 +110,10 @@ def round_result_record(*, game: Any, seat_players: dict[int, int] | None = None
         counted=counted,
         finished_at=finished_at,
     )
-    # The two INSERTs in fixed SQL (games.sql: what bulk_create does, without compiling it): every
-    # round ends here, inside its last move.
-    sql.rows_insert([round_result])
+    round_result.save()
     lines = player_results(round_result=round_result, result=result, seat_players=seat_players,
                            table_id=table.pk, league=league, rules=rules_name, finished_at=finished_at)
-    sql.rows_insert(lines)
+    PlayerResult.objects.bulk_create(lines)
     if league is not None and counted:
         _standings_count(league=league, lines=lines)
     return round_result

@@ -35,7 +35,7 @@ from django.db import close_old_connections, connection, transaction
 from streams.conf import channel_kind, setting
 
 if TYPE_CHECKING:
-    from games.sql import Together
+    from games.sql import WriteBatch
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -84,11 +84,11 @@ def _pg_notify_sql(count: int) -> str:
     return "SELECT " + ", ".join(["pg_notify(%s, %s)"] * count)
 
 
-def publish_on_commit(*topics: str, writes: Together | None = None) -> None:
+def publish_on_commit(*topics: str, batch: WriteBatch | None = None) -> None:
     """Wake the waiters on these topics once the current transaction commits (at once without one).
 
     On the ``postgres`` channel the ``pg_notify`` calls run inside the transaction, in one
-    statement (added to ``writes`` if given, else run now): PostgreSQL delivers them at commit and
+    statement (added to ``batch`` if given, else run now): PostgreSQL delivers them at commit and
     drops them on rollback, so the publisher needs no round trip after commit. Waiters of this
     process and the ``redis`` channel are woken by an on-commit hook.
     """
@@ -96,8 +96,8 @@ def publish_on_commit(*topics: str, writes: Together | None = None) -> None:
         return
     if channel_kind() == "postgres" and connection.vendor == "postgresql":
         params = [v for topic in topics for v in (PG_CHANNEL, topic)]
-        if writes is not None:
-            writes.add(_pg_notify_sql(len(topics)), params)
+        if batch is not None:
+            batch.statement(_pg_notify_sql(len(topics)), params)
         else:
             with connection.cursor() as cursor:
                 cursor.execute(_pg_notify_sql(len(topics)), params)

@@ -1,37 +1,35 @@
 """Writes of the streams app: notifications of moves, rounds and joins, webhooks, reminders.
 
-A move's notifications (``your_turn``, ``round_over``, ``league_over``) are written inside the
-move's own transaction (the games app's ``moves_appended`` signal, sent by ``move_submit`` after it
-saved the game row): they are built from the round as ``move_submit`` holds it in memory (game,
-seats with players, the appended ledger rows), so they cost one bulk INSERT and one webhook
-look-up instead of re-reading the game, its seats and its last move after commit, and they commit
-or roll back together with the move (no move without its notifications, none for a move that did
-not happen). Only plain inserts run there; building the rows is guarded, so a bug in it is logged
-and cannot fail the move. Everything with effects outside the database waits for the commit: the
-webhook deliveries' Celery tasks, the turn reminder, and the wake-ups (``channels.publish_on_commit``;
-on PostgreSQL ``pg_notify`` is issued in the transaction, which delivers it at commit).
+A move's notifications (``your_turn``, ``round_over``, ``league_over``) are built here by
+:func:`move_notifications` from the round as ``games.services.move_submit`` holds it in memory (game,
+seats with players, the appended ledger rows), and written by the move in its own statement: they
+cost no re-read, and commit or roll back with the move. What has effects outside the database waits
+for the commit: webhook deliveries' tasks and turn reminders (:func:`notifications_dispatch`, through
+``streams.tasks``) and the wake-ups (``channels.publish_on_commit``; on PostgreSQL ``pg_notify`` runs
+in the transaction, which delivers it at commit).
 
 Round starts and joins are told after their commit, in a short transaction of their own.
 """
 
 from __future__ import annotations
 
-import functools
 import json
 import logging
+from collections.abc import Iterable
 from datetime import timedelta
 from typing import Any
 
-from django.db import connection, transaction
+from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from games import sql
 from games.models import Game, Move, Player, Seat, Table
 from maumau.errors import NotFoundError, ValidationFailed
-from streams import channels
+from scoring.models import League
+from streams import channels, tasks
 from streams.conf import setting
-from streams.models import KINDS, Notification, Webhook, WebhookDelivery, WebhookSecret
+from streams.models import KINDS, Notification, Webhook, WebhookDelivery, WebhookSecret, new_secret
 from streams.ssrf import UnsafeTarget, check_url
 
 log = logging.getLogger(__name__)
@@ -52,109 +50,63 @@ def _people(game: Game) -> list[tuple[int, Seat]]:
     return _people_of(game.seats_in_order(Seat.objects.filter(table_id=game.table_id).select_related("player")))
 
 
-def notifications_create(items: list[Notification], *,
-                         without_webhooks: frozenset[int] = frozenset()) -> list[Notification]:
-    """Write notifications in a transaction of their own, queue their webhook deliveries, wake the
-    players' streams (after commit). ``without_webhooks``: players known to have no active webhook
-    (their notifications and the wake-up then go in one statement on PostgreSQL)."""
+def notifications_create(items: list[Notification], *, seats: Iterable[Seat] = ()) -> list[Notification]:
+    """Write notifications in a transaction of their own with their wake-ups; deliveries and reminders
+    follow on commit. ``seats``: loaded seats whose players' webhook flags are known."""
     if not items:
         return []
     with transaction.atomic():
-        writes = sql.Together(independent=True)
-        created = _notifications_write(items, without_webhooks=without_webhooks, writes=writes)
-        channels.publish_on_commit(*sorted({channels.player_topic(n.player_id) for n in created}), writes=writes)
-        writes.send()
-    return created
+        batch = sql.WriteBatch()
+        batch.insert(items)
+        channels.publish_on_commit(*sorted({channels.player_topic(n.player_id) for n in items}), batch=batch)
+        batch.send()
+        notifications_dispatch(items, seats=seats)
+    return items
 
 
-def _notifications_write(items: list[Notification], *, without_webhooks: frozenset[int] = frozenset(),
-                         writes: sql.Together | None = None) -> list[Notification]:
-    """One INSERT for the notifications (fixed SQL, see games/sql.py), their webhook deliveries; in
-    the caller's transaction. ``without_webhooks``: players already known to have no active webhook.
-    ``writes``: the move's statements still to be sent; when no webhook can be concerned, the
-    INSERT joins them (ids are set when they are sent), otherwise they are sent first."""
-    if not items:
-        return []
-    if writes is not None:
-        if {n.player_id for n in items} <= without_webhooks:
-            sql.rows_insert(items, together=writes)
-            return items
-        writes.send()
-    sql.rows_insert(items)
-    created = items
-    if any(n.pk is None for n in created):  # backends without RETURNING: read them back
-        created = list(Notification.objects.filter(player_id__in={n.player_id for n in items})
-                       .order_by("-id")[: len(items)])[::-1]
-    _deliveries_create(created, without_webhooks)
-    return created
+def notifications_dispatch(notifications: list[Notification], *, seats: Iterable[Seat] = ()) -> None:
+    """After written notifications (in their transaction): one webhook delivery per notification and
+    matching webhook, queued on commit, and the turn reminder of a ``your_turn``.
 
-
-def _deliveries_create(notifications: list[Notification], without_webhooks: frozenset[int] = frozenset()) -> None:
-    """One delivery per notification and matching webhook; queued when this transaction commits.
-
-    The webhook look-up is one indexed query for the players notified; it is skipped when all of
-    them are known to have no active webhook (the common case), and without webhooks nothing else runs.
+    Webhooks are looked up only for players who may have one: the seats' players carry the
+    ``has_webhook`` flag, so the common case (nobody has one) costs no query.
     """
-    wanted = {n.player_id for n in notifications} - without_webhooks
-    if not wanted:
+    if not notifications:
         return
-    hooks = list(Webhook.objects.filter(player_id__in=wanted, active=True))
-    if not hooks:
-        return
-    now = timezone.now()
+    without = {seat.player_id for seat in seats if not seat.player.has_webhook}
+    wanted = {n.player_id for n in notifications} - without
+    hooks = list(Webhook.objects.filter(player_id__in=wanted, active=True)) if wanted else []
     rows: list[WebhookDelivery] = []
+    now = timezone.now()
     for note in notifications:
-        body = json.dumps({"event": note.kind, "notification": note.payload()}, sort_keys=True,
-                          separators=(",", ":"))
+        if note.kind == "your_turn" and note.game is not None:
+            tasks.reminder_schedule_on_commit(note.game)
+        body = None
         for hook in hooks:
             if hook.player_id == note.player_id and hook.wants(note.kind):
+                body = body or json.dumps({"event": note.kind, "notification": note.payload()}, sort_keys=True,
+                                          separators=(",", ":"))
                 rows.append(WebhookDelivery(webhook=hook, event=note.kind, body=body, next_attempt_at=now))
-    if not rows:
-        return
-    if connection.features.can_return_rows_from_bulk_insert:
-        ids = [d.pk for d in WebhookDelivery.objects.bulk_create(rows)]
-    else:  # pragma: no cover - backends without RETURNING
-        ids = [WebhookDelivery.objects.create(**{f: getattr(d, f) for f in
-                                                 ("webhook", "event", "body", "next_attempt_at")}).pk
-               for d in rows]
-
-    def enqueue() -> None:
-        from streams.tasks import webhook_deliver
-
-        for pk in ids:
-            try:
-                webhook_deliver.delay(pk)
-            except Exception:  # broker down: webhook_sweep sends it later
-                log.warning("streams: could not queue webhook delivery %s", pk, exc_info=True)
-
-    if ids:
-        transaction.on_commit(enqueue)
+    if rows:
+        tasks.deliveries_send_on_commit([d.pk for d in WebhookDelivery.objects.bulk_create(rows)])
 
 
-# --- what a committed move or round means for the players -----------------------------------------
+# --- what a move or a round means for the players ----------------------------------------------
 
 
-def on_moves_appended(*, game: Game, seats: list[Seat], moves: list[Move],
-                      writes: sql.Together | None = None) -> list[Notification]:
-    """Inside ``move_submit``'s transaction: your_turn for the person now on turn (if the turn
-    passed to them), round_over and league_over when the round ended; wake-ups on commit.
+def move_notifications(*, game: Game, seats: list[Seat], moves: list[Move]) -> list[Notification]:
+    """The notifications of a move, unsaved: your_turn for the person now on turn (if the turn passed
+    to them), round_over and league_over when the round ended.
 
     ``game`` is the saved row, ``seats`` the seats in game order with their players, ``moves`` the
-    ledger rows this transaction appended (the last one tells who moved last), ``writes`` the
-    move's statements still to be sent (the inserts and wake-ups here join them).
+    ledger rows this request appended (the last one tells who moved last). Building them is plain
+    Python on loaded rows: a bug here is logged and must not fail the move.
     """
-    items: list[Notification] = []
     try:
-        items = _move_notifications(game, seats, moves)
-    except Exception:  # building is plain Python on loaded rows: a bug here must not fail the move
+        return _move_notifications(game, seats, moves)
+    except Exception:
         log.exception("streams: notifications of game %s v%s failed", game.pk, game.version)
-    # The seats came from games.sql.game_locked_with_seats, which tells who has an active webhook.
-    without_webhooks = frozenset(s.player_id for s in seats
-                                 if getattr(s.player, "has_active_webhooks", None) is False)
-    created = _notifications_write(items, without_webhooks=without_webhooks, writes=writes)
-    channels.publish_on_commit(channels.game_topic(game.pk),
-                               *sorted({channels.player_topic(n.player_id) for n in created}), writes=writes)
-    return created
+        return []
 
 
 def _move_notifications(game: Game, seats: list[Seat], moves: list[Move]) -> list[Notification]:
@@ -165,7 +117,6 @@ def _move_notifications(game: Game, seats: list[Seat], moves: list[Move]) -> lis
         for index, seat in people:
             if index == game.turn and (last is None or last.seat != game.turn):
                 items.append(_your_turn(game, index, seat))
-                transaction.on_commit(functools.partial(reminder_schedule, game=game))
     elif game.status == "finished" and any(m.seq == game.version for m in moves):
         result = game.result or {}
         lines = {line.get("seat"): line for line in result.get("players", [])}
@@ -189,8 +140,6 @@ def _your_turn(game: Game, index: int, seat: Seat) -> Notification:
 def _league_over(table: Table) -> list[Notification]:
     if table.league_id is None:
         return []
-    from scoring.models import League
-
     league = League.objects.filter(pk=table.league_id, status="finished").first()
     if league is None or Notification.objects.filter(kind="league_over", data__league=league.pk).exists():
         return []
@@ -201,9 +150,9 @@ def _league_over(table: Table) -> list[Notification]:
             for pid in players]
 
 
-def on_round_started(*, game_id: int) -> list[Notification]:
+def round_started(*, game_id: int) -> list[Notification]:
     """round_started for every person in the round, and your_turn for the one who opens it (unless
-    bots opened it: their move told). One read: the game with its seats, players and webhook flags."""
+    bots opened it: their move told). One read: the game with its seats and players."""
     found = sql.game_with_seats(game_id)
     if found is None:
         return []
@@ -214,12 +163,11 @@ def on_round_started(*, game_id: int) -> list[Notification]:
              for index, seat in people]
     if game.version == 0 and game.status == "active":
         items += [_your_turn(game, index, seat) for index, seat in people if index == game.turn]
-        reminder_schedule(game=game)
-    without_webhooks = frozenset(s.player_id for s in table_seats if s.player.has_active_webhooks is False)
-    return notifications_create(items, without_webhooks=without_webhooks)
+    return notifications_create(items, seats=table_seats)
 
 
-def on_player_joined(*, seat_id: int) -> list[Notification]:
+def player_joined(*, seat_id: int) -> list[Notification]:
+    """player_joined for the people already at the table."""
     seat = Seat.objects.filter(pk=seat_id).select_related("player").first()
     if seat is None:
         return []
@@ -242,18 +190,6 @@ def reminder_due(game: Game) -> Any:
         return None
     share = min(max(float(setting("STREAMS_REMINDER_SHARE")), 0.0), 1.0)
     return game.deadline - timedelta(seconds=turn_seconds * (1.0 - share))
-
-
-def reminder_schedule(*, game: Game) -> None:
-    due = reminder_due(game)
-    if due is None:
-        return
-    from streams.tasks import turn_reminder
-
-    try:
-        turn_reminder.apply_async((game.pk, game.version), eta=due)
-    except Exception:
-        log.warning("streams: could not schedule the reminder of game %s", game.pk, exc_info=True)
 
 
 def turn_reminder_send(*, game_id: int, version: int) -> Notification | None:
@@ -287,8 +223,6 @@ def webhook_secret_get(*, player: Player) -> str:
 
 
 def webhook_secret_rotate(*, player: Player) -> str:
-    from streams.models import new_secret
-
     with transaction.atomic():
         secret, _created = WebhookSecret.objects.select_for_update().get_or_create(player=player)
         secret.secret = new_secret()
@@ -312,10 +246,16 @@ def webhook_create(*, player: Player, url: str, events: list[str]) -> Webhook:
                                         "max": setting("WEBHOOK_MAX_PER_PLAYER")})
     with transaction.atomic():
         WebhookSecret.objects.get_or_create(player=player)
-        return Webhook.objects.create(player=player, url=url, events=sorted(set(events)))
+        hook = Webhook.objects.create(player=player, url=url, events=sorted(set(events)))
+        Player.objects.filter(pk=player.pk).update(has_webhook=True)
+    return hook
 
 
 def webhook_delete(*, player: Player, webhook_id: int) -> None:
-    deleted, _rows = Webhook.objects.filter(pk=webhook_id, player=player).delete()
-    if not deleted:
-        raise NotFoundError()
+    """Remove one webhook; the player's ``has_webhook`` flag follows (moves read it to skip look-ups)."""
+    with transaction.atomic():
+        deleted, _rows = Webhook.objects.filter(pk=webhook_id, player=player).delete()
+        if not deleted:
+            raise NotFoundError()
+        Player.objects.filter(pk=player.pk).update(
+            has_webhook=Webhook.objects.filter(player=player, active=True).exists())

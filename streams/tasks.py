@@ -1,17 +1,55 @@
-"""Thin Celery tasks: ids in, the service re-checks the world."""
+"""Celery entry points (ids in; the services re-check the world) and the on-commit sending of the
+streams app's tasks, which its services call: the tasks import the services inside their bodies, so
+imports run one way."""
 
 from __future__ import annotations
 
+import functools
+import logging
+from typing import Any
+
 from celery import shared_task
+from django.db import transaction
 from django.utils import timezone
 
-from streams import services, webhooks
-from streams.models import WebhookDelivery
+log = logging.getLogger(__name__)
+
+
+def deliveries_send_on_commit(delivery_ids: list[int]) -> None:
+    """Queue one delivery task per webhook delivery once the transaction that wrote them commits."""
+    transaction.on_commit(functools.partial(_deliveries_send, list(delivery_ids)))
+
+
+def _deliveries_send(delivery_ids: list[int]) -> None:
+    for pk in delivery_ids:
+        try:
+            webhook_deliver.delay(pk)
+        except Exception:  # broker down: webhook_sweep sends it later
+            log.warning("streams: could not queue webhook delivery %s", pk, exc_info=True)
+
+
+def reminder_schedule_on_commit(game: Any) -> None:
+    """The "deadline soon" reminder of the game's current turn, sent on commit with its due time."""
+    transaction.on_commit(functools.partial(_reminder_send, game))
+
+
+def _reminder_send(game: Any) -> None:
+    from streams import services
+
+    due = services.reminder_due(game)
+    if due is None:
+        return
+    try:
+        turn_reminder.apply_async((game.pk, game.version), eta=due)
+    except Exception:
+        log.warning("streams: could not schedule the reminder of game %s", game.pk, exc_info=True)
 
 
 @shared_task(ignore_result=True)
 def webhook_deliver(delivery_id: int) -> str | None:
     """One attempt; a failed attempt queues the next one after its backoff."""
+    from streams import webhooks
+
     delivery = webhooks.delivery_attempt(delivery_id=delivery_id)
     if delivery is None:
         return None
@@ -23,6 +61,8 @@ def webhook_deliver(delivery_id: int) -> str | None:
 @shared_task(ignore_result=True)
 def webhook_sweep() -> int:
     """Backstop for lost queue messages: (re)queue deliveries whose time is well past."""
+    from streams.models import WebhookDelivery
+
     stale = timezone.now() - timezone.timedelta(seconds=60)
     ids = list(WebhookDelivery.objects.filter(status__in=("pending", "retrying"), next_attempt_at__lt=stale)
                .values_list("pk", flat=True)[:500])
@@ -33,4 +73,6 @@ def webhook_sweep() -> int:
 
 @shared_task(ignore_result=True)
 def turn_reminder(game_id: int, version: int) -> bool:
+    from streams import services
+
     return services.turn_reminder_send(game_id=game_id, version=version) is not None

@@ -12,10 +12,10 @@ from tests.games.api_helpers import act, setup_for, view
 pytestmark = pytest.mark.django_db
 
 #: token+user+player, SAVEPOINT, [PostgreSQL: advisory try-lock on the key], key lookup, game FOR
-#: UPDATE with seats+players (one statement on PostgreSQL when nobody holds the lock, two on SQLite;
-#: the seats tell that nobody here has a webhook, so there is no webhook look-up), the writes (INSERT
-#: move, UPDATE game, INSERT your_turn notification, [PostgreSQL: pg_notify of the wake-ups]: one
-#: statement on PostgreSQL, games.sql.Together), INSERT idempotency record, RELEASE.
+#: UPDATE, its seats+players (two statements, one round trip on PostgreSQL; the players tell that
+#: nobody here has a webhook, so there is no webhook look-up), the writes (INSERT move, UPDATE game,
+#: INSERT your_turn notification, INSERT idempotency record, [PostgreSQL: pg_notify of the
+#: wake-ups]: one statement on PostgreSQL, games.sql.WriteBatch), RELEASE.
 MOVE_QUERIES = 8 if connection.vendor == "postgresql" else 10
 
 
@@ -51,15 +51,14 @@ def test_a_move_costs_a_fixed_number_of_queries_after_5_and_after_200_moves(  # 
     assert measured == [5, 200]
 
 
-#: Round start: token+user+player, SAVEPOINT, the table FOR UPDATE, its seats with their players and
-#: its running round (three statements sent together, games.sql.table_locked_with_seats), the
-#: writes (INSERT game, UPDATE table: one statement on PostgreSQL), RELEASE, then the answer's read
-#: of the game with its seats. (The round_started notifications follow on commit, which a test
-#: transaction never reaches.)
-ROUND_START_QUERIES = 8 if connection.vendor == "postgresql" else 9
-#: The move that ends a round: token, SAVEPOINT, game with seats, the writes (ledger row and game:
-#: one statement on PostgreSQL), the table set open, the table read for its league (cached for the
-#: notifications), the result looked for, written, its player lines written (the move knows the
+#: Round start (the ORM: a round starts every few dozen moves): token+user+player, SAVEPOINT, the
+#: table FOR UPDATE, whether a round runs, its seats, INSERT game, UPDATE table, RELEASE, then the
+#: answer's read of the game with its seats. (The round_started notifications follow on commit,
+#: which a test transaction never reaches.)
+ROUND_START_QUERIES = 9
+#: The move that ends a round: token, SAVEPOINT, game FOR UPDATE, its seats, the writes (ledger row,
+#: game, the table set open: one statement on PostgreSQL), the table read for its league (cached for
+#: the notifications), the result looked for, written, its player lines written (the move knows the
 #: seats: no read), the round_over notifications (one statement with the wake-up), RELEASE.
 ROUND_END_QUERIES = 11 if connection.vendor == "postgresql" else 13
 
