@@ -210,12 +210,3 @@ class GameEventsApi(APIView):
         limit = query_int(request.query_params.get("limit"), "limit", 500, minimum=1)
         game, _seats, viewer = selectors.game_for_player(game_id=game_id, player=caller(request))
         return Response(selectors.events_for_player(game=game, viewer=viewer, after=after, limit=limit))
-
-
-class BenchFloorApi(APIView):
-    """The benchmark's floor: the same stack (token auth, throttle, JSON) updating one row in one
-    transaction. Routed only when MAUMAU_BENCH_ENDPOINTS is set (see games/bench_http.py)."""
-
-    @extend_schema(exclude=True)
-    def post(self, request: Request) -> Response:
-        return Response({"touched": services.bench_floor_touch(player=caller(request))})

@@ -623,10 +623,3 @@ def idempotency_records_purge(*, keep: timedelta) -> int:
     key reused after that is a new request (Stripe keeps keys for 24 hours, so do we by default)."""
     deleted, _ = IdempotencyRecord.objects.filter(created_at__lt=timezone.now() - keep).delete()
     return deleted
-
-
-def bench_floor_touch(*, player: Player) -> int:
-    """Lock and update the caller's own row: the least a write through this stack can cost."""
-    with transaction.atomic():
-        row = Player.objects.select_for_update().only("id", "name").get(pk=player.pk)
-        return Player.objects.filter(pk=row.pk).update(name=row.name)

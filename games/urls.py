@@ -1,7 +1,5 @@
 """Routes of /api/v1/ for players, tables and games (no trailing slashes, as in API.md)."""
 
-import os
-
 from django.urls import path
 
 from games import apis
@@ -19,6 +17,3 @@ urlpatterns = [
     path("games/<int:game_id>/actions", apis.GameActionApi.as_view(), name="game-actions"),
     path("games/<int:game_id>/events", apis.GameEventsApi.as_view(), name="game-events"),
 ]
-
-if os.environ.get("MAUMAU_BENCH_ENDPOINTS"):
-    urlpatterns.append(path("bench/floor", apis.BenchFloorApi.as_view(), name="bench-floor"))

@@ -10,18 +10,14 @@ Redis answers (STREAMS_TEST_REDIS_URL, default redis://127.0.0.1:6379/2).
 from __future__ import annotations
 
 import os
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from bench import harness
+
 REDIS_URL = os.environ.get("STREAMS_TEST_REDIS_URL", "redis://127.0.0.1:6379/2")
 
 
@@ -39,12 +35,6 @@ def _redis_up() -> bool:
         return False
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def _server_env(tmp: Path, database_url: str | None) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "CELERY_BROKER_URL", "CACHE_URL")}
     env.update({
@@ -53,7 +43,7 @@ def _server_env(tmp: Path, database_url: str | None) -> dict[str, str]:
         "MAUMAU_WRITE_RATE": "100000/min",
         "MAUMAU_SIGNUP_RATE": "100000/min",
         "STREAMS_KEEPALIVE_SECONDS": "1",
-        "PYTHONPATH": str(ROOT),
+        "PYTHONPATH": str(harness.ROOT),
     })
     if database_url:
         env["DATABASE_URL"] = database_url
@@ -67,25 +57,12 @@ def streams_database(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple
     base = _postgres_url()
     database_url = None
     if base:
-        import psycopg
-
-        name = f"maumau_streams_{os.getpid()}"
-        admin_url = base.rsplit("/", 1)[0] + "/postgres"
-        with psycopg.connect(admin_url, autocommit=True) as conn:
-            conn.execute(f"DROP DATABASE IF EXISTS {name}")
-            conn.execute(f"CREATE DATABASE {name}")
-        database_url = base.rsplit("/", 1)[0] + "/" + name
-    subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT,
-                   env=_server_env(tmp, database_url), check=True)
+        database_url = harness.database_url_named(base, f"maumau_streams_{os.getpid()}")
+        harness.database_create(database_url, fresh=True)
+    harness.migrate(_server_env(tmp, database_url))
     yield tmp, database_url
-    if base:
-        import psycopg
-
-        with psycopg.connect(admin_url, autocommit=True) as conn:
-            conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
-
-
-_servers: dict[str, tuple[subprocess.Popen[bytes], str]] = {}
+    if database_url:
+        harness.database_drop(database_url)
 
 
 @pytest.fixture(scope="session")
@@ -93,11 +70,7 @@ def _server_pool(streams_database: tuple[Path, str | None]) -> Iterator[dict[str
     pool: dict[str, Any] = {"database": streams_database, "servers": {}}
     yield pool
     for process, _url in pool["servers"].values():
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
+        process.stop(timeout=10)
 
 
 def _start(pool: dict[str, Any], channel: str) -> str:
@@ -106,21 +79,11 @@ def _start(pool: dict[str, Any], channel: str) -> str:
     tmp, database_url = pool["database"]
     env = _server_env(tmp, database_url)
     env["STREAMS_CHANNEL"] = REDIS_URL if channel == "redis" else channel
-    port = _free_port()
-    log = open(tmp / f"uvicorn-{channel}.log", "wb")  # noqa: SIM115 - lives as long as the server
-    process = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "maumau.asgi:application", "--host", "127.0.0.1", "--port", str(port),
-         "--log-level", "warning"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    port = harness.free_port()
+    process = harness.uvicorn("maumau.asgi:application", port, env=env, log=tmp / f"uvicorn-{channel}.log")
     url = f"http://127.0.0.1:{port}"
-    for _ in range(200):
-        if process.poll() is not None:
-            raise RuntimeError(f"uvicorn exited: {(tmp / f'uvicorn-{channel}.log').read_text()[-2000:]}")
-        try:
-            if httpx.get(url + "/api/v1/me", timeout=1).status_code == 401:
-                break
-        except httpx.HTTPError:
-            time.sleep(0.05)
-    pool["servers"][channel] = (process, url)
+    pool["servers"][channel] = (process, url)  # stopped with the pool, even if it never answers
+    process.wait_for_http(port)
     return url
 
 

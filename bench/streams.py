@@ -1,9 +1,9 @@
 """Benchmark: how fast a committed move reaches a waiting stream and a long-poll client, and
 whether 200 idle streams slow the move endpoint. A script that prints JSON, not a test.
 
-    python -m streams.bench                       # embedded default: SQLite file, poll channel
-    python -m streams.bench --database-url postgres://postgres@127.0.0.1:5432/maumau_bench
-    python -m streams.bench --database-url postgres://... --channel redis://127.0.0.1:6379/3
+    python -m bench.streams                       # embedded default: SQLite file, poll channel
+    python -m bench.streams --database-url postgres://postgres@127.0.0.1:5432/maumau_bench
+    python -m bench.streams --database-url postgres://... --channel redis://127.0.0.1:6379/3
 
 It migrates a fresh database (the SQLite file in a temporary folder; the PostgreSQL database is
 dropped and created), starts one uvicorn serving the whole app (moves on the sync path in
@@ -20,11 +20,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import math
 import os
-import socket
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -32,41 +28,26 @@ from typing import Any
 
 import httpx
 
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def percentile(values: list[float], share: float) -> float | None:
-    if not values:
-        return None
-    ordered = sorted(values)
-    return round(ordered[max(0, math.ceil(share * len(ordered)) - 1)], 2)
+from bench import harness
 
 
 def summary(values: list[float]) -> dict[str, Any]:
-    return {"n": len(values), "p50": percentile(values, 0.5), "p99": percentile(values, 0.99),
-            "max": round(max(values), 2) if values else None}
+    def rounded(value: float | None) -> float | None:
+        return None if value is None else round(value, 2)
 
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+    return {"n": len(values), "p50": rounded(harness.percentile(values, 0.5)),
+            "p99": rounded(harness.percentile(values, 0.99)), "max": rounded(max(values, default=None))}
 
 
 def prepare(database_url: str | None, var_dir: Path, channel: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "CELERY_BROKER_URL", "CACHE_URL")}
     env.update({"DJANGO_SETTINGS_MODULE": "maumau.settings", "MAUMAU_VAR_DIR": str(var_dir),
                 "MAUMAU_WRITE_RATE": "1000000/min", "MAUMAU_SIGNUP_RATE": "1000000/min",
-                "STREAMS_CHANNEL": channel, "PYTHONPATH": str(ROOT)})
+                "STREAMS_CHANNEL": channel, "PYTHONPATH": str(harness.ROOT)})
     if database_url:
-        import psycopg
-
-        base, name = database_url.rsplit("/", 1)
-        with psycopg.connect(base + "/postgres", autocommit=True) as conn:
-            conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
-            conn.execute(f"CREATE DATABASE {name}")
+        harness.database_create(database_url, fresh=True)
         env["DATABASE_URL"] = database_url
-    subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, env=env, check=True)
+    harness.migrate(env)
     return env
 
 
@@ -206,23 +187,15 @@ def main() -> None:
     channel = args.channel or ("postgres" if args.database_url else "poll")
     with tempfile.TemporaryDirectory(prefix="streams-bench-") as tmp:
         env = prepare(args.database_url, Path(tmp), channel)
-        port = _free_port()
-        server = subprocess.Popen([sys.executable, "-m", "uvicorn", "maumau.asgi:application", "--host", "127.0.0.1",
-                                   "--port", str(port), "--log-level", "warning", "--timeout-keep-alive", "120"],
-                                  cwd=ROOT, env=env)
+        port = harness.free_port()
+        server = harness.uvicorn("maumau.asgi:application", port, env=env, log=Path(tmp) / "uvicorn.log",
+                                 options=["--timeout-keep-alive", "120"])
         try:
-            base = f"http://127.0.0.1:{port}"
-            for _ in range(300):
-                try:
-                    if httpx.get(base + "/api/v1/me", timeout=1).status_code == 401:
-                        break
-                except httpx.HTTPError:
-                    time.sleep(0.05)
+            server.wait_for_http(port)
             started = time.monotonic()
-            result = asyncio.run(play(args, base))
+            result = asyncio.run(play(args, f"http://127.0.0.1:{port}"))
         finally:
-            server.terminate()
-            server.wait(timeout=15)
+            server.stop()
     print(json.dumps({
         "server": "uvicorn maumau.asgi:application (1 process: moves and waits)",
         "database": "postgresql" if args.database_url else "sqlite",

@@ -1,9 +1,10 @@
 """HTTP benchmark (a script, not a test): bot-vs-bot games through the API under gunicorn.
 
-    python -m games.bench_http --games 8 16 32 --seconds 20 --repeat 3
+    python -m bench.http --games 8 16 32 --seconds 20 --repeat 3
 
-Starts gunicorn on PostgreSQL (``--database-url``, default a ``maumau_bench`` database on
-127.0.0.1, created and migrated if missing). For each ``--games`` count it plays that many games at
+Starts gunicorn with ``bench.settings`` (the product plus the floor endpoint) on PostgreSQL
+(``--database-url``, default a ``maumau_bench`` database on 127.0.0.1, created and migrated if missing;
+``--fresh-database`` drops it first). For each ``--games`` count it plays that many games at
 once for ``--seconds`` and hits the floor endpoint with as many clients for as long, in ``--slices``
 windows that alternate (games, floor, games, floor, ...: both meet the same drift of the machine's
 speed), and prints JSON per run and, with ``--repeat``, the median of the runs.
@@ -19,8 +20,8 @@ are reported apart (``gets_per_move``, their latency). A finished round is follo
 ("Nochmal!"); round starts are neither moves nor GETs. Sign-up and table set-up happen before the
 timed window.
 
-The floor: the same stack (token auth, throttle, JSON, one row locked and updated in one
-transaction), one POST after another per client, as many clients as games.
+The floor (``bench.urls``): the same stack (token auth, throttle, JSON, one row locked and updated in
+one transaction), one POST after another per client, as many clients as games.
 
 The client shares the machine with the server, so it is kept cheap: keep-alive sockets with a
 minimal HTTP/1.1 client (the server does exactly the work of any other client), and the games are
@@ -38,17 +39,17 @@ import multiprocessing as mp
 import os
 import random
 import resource
-import signal
 import socket
 import statistics
-import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
+from bench import harness
+
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
@@ -122,20 +123,15 @@ class Client:
         return status, buffer[end_of_head + 4:end]
 
 
-def percentile(values: list[float], q: float) -> float:
-    if not values:
-        return 0.0
-    ordered = sorted(values)
-    index = min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))
-    return ordered[index]
-
-
 def summary(latencies: list[float], seconds: float, errors: int) -> dict[str, Any]:
+    def milliseconds(share: float) -> float:
+        return round((harness.percentile(latencies, share) or 0.0) * 1000, 2)
+
     return {
         "requests": len(latencies),
         "per_second": round(len(latencies) / seconds, 1) if seconds else 0.0,
-        "p50_ms": round(percentile(latencies, 0.50) * 1000, 2),
-        "p99_ms": round(percentile(latencies, 0.99) * 1000, 2),
+        "p50_ms": milliseconds(0.50),
+        "p99_ms": milliseconds(0.99),
         "mean_ms": round(statistics.fmean(latencies) * 1000, 2) if latencies else 0.0,
         "errors": errors,
     }
@@ -315,35 +311,7 @@ def phase_summary(windows: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-# --- the server ---------------------------------------------------------------------------------------
-
-
-def ensure_database(url: str, fresh: bool = False) -> None:
-    """Create the database if missing; ``fresh``: drop it first (its tables grow with every run, and
-    a grown database is slower: runs to compare must start from the same one)."""
-    import psycopg
-
-    name = url.rsplit("/", 1)[1].split("?")[0]
-    admin = url.rsplit("/", 1)[0] + "/postgres"
-    with psycopg.connect(admin, autocommit=True) as conn:
-        if fresh:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone():
-            conn.execute(f'CREATE DATABASE "{name}"')
-
-
-def wait_ready(port: int, server: subprocess.Popen[bytes], timeout: float = 30.0) -> None:
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        if server.poll() is not None:
-            raise SystemExit("gunicorn exited during start-up")
-        try:
-            if Client(port).call("GET", "/api/v1/me")[0] == 401:
-                return
-        except OSError:
-            pass
-        time.sleep(0.2)
-    raise SystemExit("gunicorn did not answer in time")
+# --- the runs ---------------------------------------------------------------------------------------
 
 
 def one_run(args: argparse.Namespace, games: int, server_pid: int) -> dict[str, Any]:
@@ -410,30 +378,23 @@ def main(argv: list[str] | None = None) -> int:
                         help="client processes the games are spread over (threads inside each)")
     args = parser.parse_args(argv)
 
-    env = {**os.environ, "DATABASE_URL": args.database_url, "MAUMAU_BENCH_ENDPOINTS": "1",
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "bench.settings", "DATABASE_URL": args.database_url,
            "MAUMAU_WRITE_RATE": "1000000/min", "MAUMAU_SIGNUP_RATE": "1000000/min", "DEBUG": "false",
            "CONN_MAX_AGE": "600", "LOG_LEVEL": "ERROR"}
     if args.database_url.startswith("postgres"):
-        ensure_database(args.database_url, fresh=args.fresh_database)
-    subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=env, check=True)
-    server = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "maumau.wsgi:application", "--bind", f"127.0.0.1:{args.port}",
-         "--workers", str(args.workers), "--threads", str(args.threads), "--worker-class", "gthread",
-         "--keep-alive", "30", "--log-level", "warning"],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-    )
+        harness.database_create(args.database_url, fresh=args.fresh_database)
+    harness.migrate(env)
     results: list[dict[str, Any]] = []
-    try:
-        wait_ready(args.port, server)
-        for games in args.games:
-            runs = [one_run(args, games, server.pid) for _ in range(args.repeat)]
-            results.append({"median": medians(runs), "runs": runs})
-    finally:
-        server.send_signal(signal.SIGTERM)
+    with tempfile.TemporaryDirectory(prefix="bench-http-") as scratch:
+        server = harness.gunicorn("maumau.wsgi:application", args.port, workers=args.workers, threads=args.threads,
+                                  env=env, log=Path(scratch) / "gunicorn.log")
         try:
-            server.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            server.kill()
+            server.wait_for_http(args.port)
+            for games in args.games:
+                runs = [one_run(args, games, server.pid) for _ in range(args.repeat)]
+                results.append({"median": medians(runs), "runs": runs})
+        finally:
+            server.stop(timeout=20)
     report = {
         "benchmark": "move endpoint vs one-row floor, over HTTP under gunicorn",
         "move": "one POST /games/{id}/actions answered 200; GETs of the seat whose turn it became are counted apart",

@@ -1,6 +1,6 @@
 """Clock benchmark (a script, not a test): lag from a turn's deadline to its resolution.
 
-    python -m games.bench_clocks --timeouts 200
+    python -m bench.clocks --timeouts 200
 
 Starts a real Celery worker and beat (the sweep) on PostgreSQL (``--database-url``, default a
 ``maumau_bench_clocks`` database on 127.0.0.1, created and migrated if missing) and Redis
@@ -18,60 +18,16 @@ import argparse
 import json
 import os
 import re
-import signal
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 import uuid
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    index = min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))
-    return ordered[index]
-
-
-def ensure_database(url: str) -> None:
-    import psycopg
-
-    parts = urlsplit(url)
-    name = parts.path.lstrip("/")
-    with psycopg.connect(urlunsplit(parts._replace(path="/postgres")), autocommit=True) as conn:
-        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone():
-            conn.execute(f'CREATE DATABASE "{name}"')
-
-
-def start(kind: str, args: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
-    return subprocess.Popen([sys.executable, "-m", "celery", "-A", "maumau", kind, *args], cwd=ROOT, env=env,
-                            stdout=log.open("ab"), stderr=subprocess.STDOUT, start_new_session=True)
-
-
-def wait_ready(proc: subprocess.Popen[bytes], log: Path, timeout: float = 30.0) -> None:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if proc.poll() is not None:
-            raise SystemExit(f"celery worker exited:\n{log.read_text()}")
-        if " ready." in log.read_text(errors="replace"):
-            return
-        time.sleep(0.1)
-    raise SystemExit(f"celery worker not ready:\n{log.read_text()}")
-
-
-def stop(proc: subprocess.Popen[bytes]) -> None:
-    if proc.poll() is None:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+from bench import harness
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -89,10 +45,10 @@ def main(argv: list[str] | None = None) -> int:
     queue = f"bench-clocks-{uuid.uuid4().hex[:8]}"
     env = {**os.environ, "DATABASE_URL": args.database_url, "CELERY_BROKER_URL": args.broker_url,
            "MAUMAU_CLOCK_QUEUE": queue, "MAUMAU_CLOCK_SWEEP_SECONDS": str(args.sweep_seconds),
-           "LOG_LEVEL": "WARNING", "PYTHONPATH": str(ROOT)}
+           "LOG_LEVEL": "WARNING", "PYTHONPATH": str(harness.ROOT)}
     if args.database_url.startswith("postgres"):
-        ensure_database(args.database_url)
-    subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=env, check=True)
+        harness.database_create(args.database_url)
+    harness.migrate(env)
     os.environ.update({k: env[k] for k in ("DATABASE_URL", "CELERY_BROKER_URL", "MAUMAU_CLOCK_QUEUE")})
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "maumau.settings")
     import django
@@ -103,12 +59,13 @@ def main(argv: list[str] | None = None) -> int:
 
     games: list[Any] = []
     tmp = Path(tempfile.mkdtemp(prefix="bench-clocks-"))
-    worker_log, beat_log = tmp / "worker.log", tmp / "beat.log"
-    worker = start("worker", ["-Q", queue, "-n", f"{queue}@%h", "--concurrency", str(args.concurrency),
-                              "--loglevel", "INFO", "--without-gossip", "--without-mingle"], env, worker_log)
-    beat = start("beat", ["--schedule", str(tmp / "beat-schedule"), "--loglevel", "INFO"], env, beat_log)
+    worker = harness.celery("worker", ["-Q", queue, "-n", f"{queue}@%h", "--concurrency", str(args.concurrency),
+                                       "--loglevel", "INFO", "--without-gossip", "--without-mingle"],
+                            env=env, log=tmp / "worker.log")
+    beat = harness.celery("beat", ["--schedule", str(tmp / "beat-schedule"), "--loglevel", "INFO"],
+                          env=env, log=tmp / "beat.log")
     try:
-        wait_ready(worker, worker_log)
+        worker.wait_for_output(" ready.")
         started = time.monotonic()
         for index in range(args.timeouts):
             ada = services.player_create(name=f"bench {index} a")[0]
@@ -127,8 +84,8 @@ def main(argv: list[str] | None = None) -> int:
                                         .values_list("game_id", "created_at")):
                 first[game_id] = created_at
     finally:
-        stop(beat)
-        stop(worker)
+        beat.stop()
+        worker.stop()
         if args.broker_url.startswith("redis"):  # the stale clock tasks left in the private queue
             import redis
 
@@ -137,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
         Game.objects.filter(pk__in=[g.pk for g in games], status="active").update(
             status="finished", deadline=None, hermann_deadline=None)
     lags = [(first[g] - deadlines[g]).total_seconds() * 1000 for g in first]
-    log = worker_log.read_text(errors="replace")
+    log = worker.log.read_text(errors="replace")
     by_task = len(re.findall(r"games\.turn_expire\[[^\]]+\] succeeded in [\d.e-]+s: 'applied'", log))
     by_sweep = sum(int(n) for n in re.findall(r"games\.deadlines_sweep\[[^\]]+\] succeeded in [\d.e-]+s: (\d+)", log))
     result = {
@@ -148,8 +105,8 @@ def main(argv: list[str] | None = None) -> int:
         "turn_seconds": args.turn_seconds,
         "setup_seconds": round(setup_seconds, 2),
         "lag_ms": {
-            "p50": round(percentile(lags, 0.50), 1) if lags else None,
-            "p99": round(percentile(lags, 0.99), 1) if lags else None,
+            "p50": round(harness.percentile(lags, 0.50), 1) if lags else None,
+            "p99": round(harness.percentile(lags, 0.99), 1) if lags else None,
             "max": round(max(lags), 1) if lags else None,
             "mean": round(statistics.fmean(lags), 1) if lags else None,
             "min": round(min(lags), 1) if lags else None,

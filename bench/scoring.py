@@ -1,6 +1,6 @@
 """Benchmark: league standings with 10,000 rounds and 50 players.
 
-    python -m scoring.bench [--rounds 10000] [--players 50] [--requests 200] [--live 200]
+    python -m bench.scoring [--rounds 10000] [--players 50] [--requests 200] [--live 200]
 
 Runs on the configured database (DATABASE_URL, default SQLite) but in a throwaway database of
 its own (created, migrated and dropped here), so it never touches real data nor a test database
@@ -25,6 +25,8 @@ import sys
 import tempfile
 import time
 from typing import Any
+
+from bench import harness
 
 GOAL_MEDIAN_MS = 50.0
 GOAL_QUERIES = 3
@@ -173,10 +175,9 @@ def _measure(league: Any, token: str, requests: int) -> dict[str, Any]:
         response = client.get(url)
         times.append(time.perf_counter() - started)
         assert response.status_code == 200
-    times.sort()
     return {
         "standings_median_ms": _ms(statistics.median(times)),
-        "standings_p95_ms": _ms(times[int(len(times) * 0.95) - 1]),
+        "standings_p95_ms": _ms(harness.percentile(times, 0.95) or 0.0),
         "standings_queries": query_count,
         "standings_lines": len(body["standings"]),
         "rounds_in_standings": sum(line["rounds"] for line in body["standings"]) // PLAYERS_PER_TABLE,

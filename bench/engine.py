@@ -1,4 +1,4 @@
-"""Benchmark: ``python -m games.engine.bench`` prints JSON figures of the engine on one core.
+"""Benchmark: ``python -m bench.engine`` prints JSON figures of the engine on one core.
 
 - decisions per second and games per second for each preset with 4 random bots (a decision is
   one ``legal_actions`` + choice + ``apply`` of the seat on turn, calls included);
@@ -16,9 +16,7 @@ import random
 import time
 from typing import Any
 
-from .bots import choose_bot_action
-from .engine import apply, new_game
-from .rules import PRESETS, RuleSet
+from games.engine import PRESETS, RuleSet, apply, choose_bot_action, new_game
 
 
 def play(rules: RuleSet, levels: list[str], seed: int, first: int = 0) -> tuple[Any, int]:

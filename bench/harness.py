@@ -1,0 +1,174 @@
+"""What the benchmarks share with each other and with the tests that start real servers and workers:
+percentiles, scratch PostgreSQL databases, and child processes (gunicorn, uvicorn, Celery) started
+from the repository root, waited for, and stopped together with their own children.
+"""
+
+from __future__ import annotations
+
+import http.client
+import math
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# --- figures --------------------------------------------------------------------------------------------
+
+
+def percentile(values: Iterable[float], share: float) -> float | None:
+    """The nearest-rank percentile (the smallest value with ``share`` of all at or below it); None
+    without values, so that a report says "no figure" rather than a made-up zero."""
+    ordered = sorted(values)
+    if not ordered:
+        return None
+    return ordered[max(0, math.ceil(share * len(ordered)) - 1)]
+
+
+# --- databases ------------------------------------------------------------------------------------------
+
+
+def database_url_named(url: str, name: str) -> str:
+    """``url`` pointing at the database ``name`` of the same server."""
+    return urlunsplit(urlsplit(url)._replace(path=f"/{name}"))
+
+
+def _server(url: str) -> tuple[str, str]:
+    """The database's name and the URL of the server's ``postgres`` database, to create and drop it from."""
+    return urlsplit(url).path.lstrip("/"), database_url_named(url, "postgres")
+
+
+def database_create(url: str, *, fresh: bool = False) -> None:
+    """Create the PostgreSQL database of ``url`` if missing; ``fresh``: drop it first (a database
+    grows with every run, and runs to compare must start from the same state)."""
+    import psycopg
+    from psycopg import sql
+
+    name, admin = _server(url)
+    with psycopg.connect(admin, autocommit=True) as conn:
+        if fresh:
+            conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone():
+            conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+
+
+def database_drop(url: str) -> None:
+    """Drop the PostgreSQL database of ``url``, closing the connections still open to it."""
+    import psycopg
+    from psycopg import sql
+
+    name, admin = _server(url)
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+
+
+def migrate(env: Mapping[str, str]) -> None:
+    """``manage.py migrate`` in a child process, on the database its ``env`` names."""
+    subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, env=dict(env),
+                   check=True)
+
+
+# --- processes ------------------------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class Process:
+    """``python -m ARGS`` from the repository root, its output appended to ``log``. It runs in a
+    session of its own, so that stopping it reaches the children it forked (gunicorn's and Celery's
+    workers) and a Ctrl-C meant for the caller does not."""
+
+    def __init__(self, args: list[str], env: Mapping[str, str], log: Path, name: str = "") -> None:
+        self.name = name or args[0]
+        self.log = log
+        with log.open("ab") as output:  # the child holds its own copy of the file
+            self.popen = subprocess.Popen([sys.executable, "-m", *args], cwd=ROOT, env=dict(env), stdout=output,
+                                          stderr=subprocess.STDOUT, start_new_session=True)
+
+    @property
+    def pid(self) -> int:
+        return self.popen.pid
+
+    def output(self, last: int = 4000) -> str:
+        """The last ``last`` characters of its log."""
+        return self.log.read_text(errors="replace")[-last:] if self.log.exists() else ""
+
+    def _wait(self, ready: Callable[[], bool], what: str, timeout: float) -> None:
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            if self.popen.poll() is not None:
+                raise RuntimeError(f"{self.name} exited while starting:\n{self.output()}")
+            if ready():
+                return
+            time.sleep(0.1)
+        raise RuntimeError(f"{self.name} {what} after {timeout}s:\n{self.output()}")
+
+    def wait_for_output(self, text: str, timeout: float = 30.0) -> None:
+        """Until ``text`` shows in its log (Celery's worker writes " ready." when it takes tasks)."""
+        self._wait(lambda: text in self.output(last=1 << 20), f"did not write {text!r}", timeout)
+
+    def wait_for_http(self, port: int, timeout: float = 30.0) -> None:
+        """Until ``GET /api/v1/me`` on ``port`` answers 401: the app is loaded, routed and checks tokens."""
+
+        def answers() -> bool:
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=1)
+            try:
+                connection.request("GET", "/api/v1/me")
+                return connection.getresponse().status == 401
+            except OSError:
+                return False
+            finally:
+                connection.close()
+
+        self._wait(answers, f"did not answer on port {port}", timeout)
+
+    def _signal_group(self, number: signal.Signals) -> None:
+        try:
+            os.killpg(self.popen.pid, number)
+        except ProcessLookupError:
+            pass
+
+    def stop(self, timeout: float = 15.0) -> None:
+        """SIGTERM to it and its children; SIGKILL if they are not gone after ``timeout``."""
+        if self.popen.poll() is None:
+            self._signal_group(signal.SIGTERM)
+            try:
+                self.popen.wait(timeout=timeout)
+                return
+            except subprocess.TimeoutExpired:
+                pass
+        self.kill()
+
+    def kill(self) -> None:
+        """SIGKILL to it and its children, as a crash would end them."""
+        self._signal_group(signal.SIGKILL)
+        self.popen.wait()
+
+
+def gunicorn(application: str, port: int, *, workers: int, threads: int, env: Mapping[str, str],
+             log: Path) -> Process:
+    """gunicorn with threaded workers (gthread) and keep-alive sockets, on 127.0.0.1."""
+    return Process(["gunicorn", application, "--bind", f"127.0.0.1:{port}", "--workers", str(workers),
+                    "--threads", str(threads), "--worker-class", "gthread", "--keep-alive", "30",
+                    "--log-level", "warning"], env, log)
+
+
+def uvicorn(application: str, port: int, *, env: Mapping[str, str], log: Path, options: Iterable[str] = ()) -> Process:
+    """One uvicorn process on 127.0.0.1; ``options``: more of its command-line options."""
+    return Process(["uvicorn", application, "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning",
+                    *options], env, log)
+
+
+def celery(kind: str, args: list[str], *, env: Mapping[str, str], log: Path) -> Process:
+    """``celery -A maumau KIND ARGS``: ``worker`` or ``beat``."""
+    return Process(["celery", "-A", "maumau", kind, *args], env, log, name=f"celery {kind}")
