@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
@@ -17,7 +17,6 @@ from games.models import Game, Move, Player, Seat
 from games.serializers import (
     ActionSerializer,
     BotAddSerializer,
-    ErrorSerializer,
     LedgerSerializer,
     MeSerializer,
     MoveResultSerializer,
@@ -29,20 +28,7 @@ from games.serializers import (
 )
 from maumau.errors import ValidationFailed
 from maumau.params import query_int
-
-ERRORS = {code: OpenApiResponse(ErrorSerializer, description=text) for code, text in {
-    400: "validation_error: malformed input",
-    401: "not_authenticated",
-    403: "permission_denied: not seated / not host",
-    404: "not_found",
-    409: "not_your_turn, version_conflict, game_finished, table_full, table_state, already_seated, league_finished",
-    422: "illegal_move (details.reason = the rule), idempotency_key_reused",
-    429: "throttled",
-}.items()}
-
-
-def errors(*codes: int) -> dict[int, OpenApiResponse]:
-    return {code: ERRORS[code] for code in codes}
+from maumau.schema import errors
 
 
 def caller(request: Request) -> Player:

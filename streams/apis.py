@@ -7,6 +7,7 @@ by the schema generator, it never serves a request).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -18,8 +19,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games.apis import errors
 from games.serializers import MoveResultSerializer
+from maumau.errors import NotFoundError
+from maumau.schema import errors
 from streams import services
 from streams.models import KINDS, Webhook, WebhookDelivery
 
@@ -79,8 +81,6 @@ def webhook_data(hook: Webhook) -> dict[str, Any]:
 
 
 def delivery_data(delivery: WebhookDelivery) -> dict[str, Any]:
-    import json
-
     return {"id": delivery.pk, "event": delivery.event, "status": delivery.status, "attempts": delivery.attempts,
             "response_status": delivery.response_status, "last_error": delivery.last_error,
             "next_attempt_at": _iso(delivery.next_attempt_at), "created_at": _iso(delivery.created_at),
@@ -126,8 +126,6 @@ class WebhookDeliveriesApi(APIView):
     def get(self, request: Request, webhook_id: int) -> Response:
         hook = Webhook.objects.filter(pk=webhook_id, player=request.user.player).first()
         if hook is None:
-            from maumau.errors import NotFoundError
-
             raise NotFoundError()
         query = hook.deliveries.all()
         if request.query_params.get("status"):
