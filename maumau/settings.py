@@ -217,9 +217,17 @@ MAUMAU_CLOCK_ETA_MAX_SECONDS = int(os.environ.get("MAUMAU_CLOCK_ETA_MAX_SECONDS"
 MAUMAU_CLOCK_TAKEOVER_TIMEOUTS = int(os.environ.get("MAUMAU_CLOCK_TAKEOVER_TIMEOUTS", "3"))
 MAUMAU_CLOCK_QUEUE = os.environ.get("MAUMAU_CLOCK_QUEUE", "celery")
 
+# The clock sweep runs every MAUMAU_CLOCK_SWEEP_SECONDS and the webhook sweep every minute: their
+# routine INFO lines (beat sending, worker receiving and finishing) are dropped, their errors kept.
+ROUTINE_TASKS = ["games.deadlines_sweep", "streams.tasks.webhook_sweep"]
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
+    "filters": {"routine_tasks": {"()": "maumau.log_filters.RoutineTasksFilter", "tasks": ROUTINE_TASKS}},
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
+    "loggers": {
+        name: {"filters": ["routine_tasks"]}
+        for name in ("celery.beat", "celery.worker.strategy", "celery.app.trace")
+    },
 }
