@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -56,6 +56,12 @@ class LeagueListApi(APIView):
             "the first player to reach `league_limit` (500) loses and the league ends."
         ),
         request=LeagueCreateInput,
+        examples=[
+            OpenApiExample("House league to 500", request_only=True, value={"name": "Friday", "rules": "house"}),
+            OpenApiExample("House league to 300", request_only=True,
+                           value={"name": "Short", "rules": "house", "options": {"league_limit": 300}}),
+            OpenApiExample("Tavern league", request_only=True, value={"name": "Tavern", "rules": "tavern"}),
+        ],
         responses={201: LeagueOutput, **errors(400, 401)},
         tags=["leagues"],
     )
