@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
 from rest_framework import status
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
@@ -17,7 +17,6 @@ from games.models import Game, Move, Player, Seat
 from games.serializers import (
     ActionSerializer,
     BotAddSerializer,
-    ErrorSerializer,
     LedgerSerializer,
     MeSerializer,
     MoveResultSerializer,
@@ -29,20 +28,27 @@ from games.serializers import (
 )
 from maumau.errors import ValidationFailed
 from maumau.params import query_int
-
-ERRORS = {code: OpenApiResponse(ErrorSerializer, description=text) for code, text in {
-    400: "validation_error: malformed input",
-    401: "not_authenticated",
-    403: "permission_denied: not seated / not host",
-    404: "not_found",
-    409: "not_your_turn, version_conflict, game_finished, table_full, table_state, already_seated, league_finished",
-    422: "illegal_move (details.reason = the rule), idempotency_key_reused",
-    429: "throttled",
-}.items()}
+from maumau.schema import errors
 
 
-def errors(*codes: int) -> dict[int, OpenApiResponse]:
-    return {code: ERRORS[code] for code in codes}
+def example(name: str, value: dict[str, Any], description: str = "") -> OpenApiExample:
+    """A request body shown in the schema (Swagger UI offers it as the body to send)."""
+    return OpenApiExample(name, value=value, description=description, request_only=True)
+
+
+ACTION_EXAMPLES = [
+    example("Play a card", {"type": "play", "cards": ["10H"], "expected_version": 3}),
+    example("Play a jack and wish a suit", {"type": "play", "cards": ["JS"], "wish": "D"},
+            "Suits: C clubs, S spades, H hearts, D diamonds."),
+    example("Play a joker as a card (house)", {"type": "play", "cards": ["X2"], "as": {"X2": "7S"}, "say": ["pik"]}),
+    example("Ace with its cover (house)", {"type": "play", "cards": ["AS", "5S"], "say": ["pik"]}),
+    example("Queen of hearts: swap hands with seat 2 (house)", {"type": "play", "cards": ["QH"], "target": 2}),
+    example("Last card with a final jack (house)", {"type": "play", "cards": ["9C", "JC"], "wish": "C",
+                                                    "say": ["maumau"]}),
+    example("Draw", {"type": "draw"}, "One card, or the whole open penalty of 7s."),
+    example("Keep the drawn card", {"type": "pass"}),
+    example("Say Hermann (house, after KD)", {"type": "say", "word": "hermann"}),
+]
 
 
 def caller(request: Request) -> Player:
@@ -60,8 +66,9 @@ class PlayerCreateApi(APIView):
 
     permission_classes = [AllowAny]
 
-    @extend_schema(request=PlayerCreateSerializer, responses={201: PlayerCreatedSerializer, **errors(400, 429)},
-                   auth=[])
+    @extend_schema(summary="Sign up: a player and their token", request=PlayerCreateSerializer,
+                   responses={201: PlayerCreatedSerializer, **errors(400, 429)}, auth=[],
+                   examples=[example("A player", {"name": "Ada"})])
     def post(self, request: Request) -> Response:
         data = _validated(PlayerCreateSerializer, request)
         player, token = services.player_create(name=data["name"])
@@ -69,13 +76,14 @@ class PlayerCreateApi(APIView):
 
 
 class MeApi(APIView):
-    @extend_schema(responses={200: MeSerializer, **errors(401)})
+    @extend_schema(summary="The caller: their tables and leagues", responses={200: MeSerializer, **errors(401)})
     def get(self, request: Request) -> Response:
         return Response(selectors.player_me(player=caller(request)))
 
 
 class TableListCreateApi(APIView):
     @extend_schema(
+        summary="List tables (open ones by default)",
         parameters=[
             OpenApiParameter("status", str, enum=["open", "playing", "closed", "any"],
                              description="Default: open tables."),
@@ -92,7 +100,20 @@ class TableListCreateApi(APIView):
                                       player=caller(request) if mine else None)
         return Response([selectors.table_data(t) for t in tables])
 
-    @extend_schema(request=TableCreateSerializer, responses={201: TableSerializer, **errors(400, 401, 404, 409, 429)})
+    @extend_schema(
+        summary="Open a table (the caller takes seat 0 and hosts it)",
+        description="`options` overrides the preset's options (see the project's rules page); "
+                    "`league` feeds the table's finished rounds into a league of the same rules.",
+        request=TableCreateSerializer,
+        responses={201: TableSerializer, **errors(400, 401, 404, 409, 429)},
+        examples=[
+            example("Classic", {"rules": "classic"}),
+            example("Tavern for up to four, 30 s a turn", {"rules": "tavern", "max_players": 4,
+                                                            "options": {"turn_seconds": 30}}),
+            example("House in a league, no clock", {"rules": "house", "league": 1,
+                                                     "options": {"turn_seconds": 0}}),
+        ],
+    )
     def post(self, request: Request) -> Response:
         data = _validated(TableCreateSerializer, request)
         table = services.table_create(host=caller(request), rules=data["rules"], options=data.get("options"),
@@ -101,27 +122,32 @@ class TableListCreateApi(APIView):
 
 
 class TableDetailApi(APIView):
-    @extend_schema(responses={200: TableSerializer, **errors(401, 404)})
+    @extend_schema(summary="One table", responses={200: TableSerializer, **errors(401, 404)})
     def get(self, request: Request, table_id: int) -> Response:
         return Response(selectors.table_data(selectors.table_get(table_id=table_id)))
 
 
 class TableJoinApi(APIView):
-    @extend_schema(request=None, responses={200: TableSerializer, **errors(401, 404, 409, 429)})
+    @extend_schema(summary="Take a free seat", request=None,
+                   responses={200: TableSerializer, **errors(401, 404, 409, 429)})
     def post(self, request: Request, table_id: int) -> Response:
         services.table_join(table_id=table_id, player=caller(request))
         return Response(selectors.table_data(selectors.table_get(table_id=table_id)))
 
 
 class TableLeaveApi(APIView):
-    @extend_schema(request=None, responses={200: TableSerializer, **errors(401, 403, 404, 429)})
+    @extend_schema(summary="Leave the table (a running round plays the seat by bot)", request=None,
+                   responses={200: TableSerializer, **errors(401, 403, 404, 429)})
     def post(self, request: Request, table_id: int) -> Response:
         services.table_leave(table_id=table_id, player=caller(request))
         return Response(selectors.table_data(selectors.table_get(table_id=table_id)))
 
 
 class TableBotApi(APIView):
-    @extend_schema(request=BotAddSerializer, responses={201: TableSerializer, **errors(400, 401, 403, 404, 409, 429)})
+    @extend_schema(summary="Seat a bot (host only)", request=BotAddSerializer,
+                   responses={201: TableSerializer, **errors(400, 401, 403, 404, 409, 429)},
+                   examples=[example("The basic bot", {"level": "basic"}),
+                             example("The random bot", {"level": "random"})])
     def post(self, request: Request, table_id: int) -> Response:
         data = _validated(BotAddSerializer, request)
         services.table_bot_add(table_id=table_id, player=caller(request), level=data["level"])
@@ -129,8 +155,23 @@ class TableBotApi(APIView):
 
 
 class RoundStartApi(APIView):
-    @extend_schema(request=RoundStartSerializer,
-                   responses={201: MoveResultSerializer, **errors(400, 401, 403, 404, 409, 429)})
+    @extend_schema(
+        summary="Start a round (host only)",
+        description="Without a body the deck is shuffled from a secret seed. `seed` or `setup` make a "
+                    "practice round: `setup` gives every hand, the starter and the stock (top first).",
+        request=RoundStartSerializer,
+        responses={201: MoveResultSerializer, **errors(400, 401, 403, 404, 409, 429)},
+        examples=[
+            example("A shuffled deal", {}),
+            example("A practice deal from a seed", {"seed": 42}),
+            example("A fixed deal for two at classic (practice)", {"setup": {
+                "hands": [["KH", "7S", "JS", "8C", "AD"], ["KS", "7D", "10S", "QH", "9C"]],
+                "starter": "9H",
+                "stock": ["7C", "10C", "JC", "QC", "KC", "AC", "8S", "9S", "QS", "AS", "7H", "8H", "10H", "JH",
+                          "AH", "8D", "9D", "10D", "JD", "QD", "KD"],
+                "first": 0}}, "Every card of the table's deck exactly once: hands, starter, stock (top first)."),
+        ],
+    )
     def post(self, request: Request, table_id: int) -> Response:
         data = _validated(RoundStartSerializer, request)
         player = caller(request)
@@ -142,6 +183,7 @@ class RoundStartApi(APIView):
 
 class GameDetailApi(APIView):
     @extend_schema(
+        summary="The caller's view of a round, with their legal actions",
         parameters=[OpenApiParameter("If-None-Match", str, OpenApiParameter.HEADER,
                                      description="The ETag of an earlier answer: 304 if nothing changed.")],
         responses={200: MoveResultSerializer, 304: None, **errors(401, 403, 404)},
@@ -170,7 +212,11 @@ def _render_move(game: Game, state: engine.GameState, seats: list[Seat], viewer:
 
 class GameActionApi(APIView):
     @extend_schema(
+        summary="Play, draw, pass or say a word",
+        description="Each of the caller's `legal_actions` can be sent as it is. The answer is the new view "
+                    "and the events of this action and of the bots that answered it.",
         request=ActionSerializer,
+        examples=ACTION_EXAMPLES,
         parameters=[OpenApiParameter("Idempotency-Key", str, OpenApiParameter.HEADER,
                                      description="A retry with the same key returns the first answer.")],
         responses={200: MoveResultSerializer, **errors(400, 401, 403, 404, 409, 422, 429)},
@@ -199,6 +245,7 @@ class GameActionApi(APIView):
 
 class GameEventsApi(APIView):
     @extend_schema(
+        summary="The round's ledger as the caller may see it",
         parameters=[
             OpenApiParameter("after", int, description="Only rows with seq greater than this (default 0)."),
             OpenApiParameter("limit", int, description="At most this many rows (default 500, max 1000)."),

@@ -14,6 +14,7 @@ from django.db.models import Prefetch, Q
 from games import engine, sql
 from games.models import Game, Move, Player, Seat, Table
 from maumau.errors import NotFoundError, PermissionDeniedError
+from scoring.models import League
 
 EVENTS_PAGE_MAX = 1000
 
@@ -85,14 +86,8 @@ def table_list(*, status: str | None = "open", player: Player | None = None, lim
 
 def player_me(*, player: Player) -> dict[str, Any]:
     tables = table_list(status=None, player=player, limit=200)
-    leagues: list[dict[str, Any]] = []
-    try:
-        from scoring.models import League
-    except ImportError:  # pragma: no cover
-        League = None  # noqa: N806
-    if League is not None:
-        query = League.objects.filter(Q(tables__seats__player=player) | Q(created_by=player)).distinct()
-        leagues = [{"id": lg.pk, "name": lg.name, "rules": lg.rules, "status": lg.status} for lg in query]
+    query = League.objects.filter(Q(tables__seats__player=player) | Q(created_by=player)).distinct()
+    leagues = [{"id": lg.pk, "name": lg.name, "rules": lg.rules, "status": lg.status} for lg in query]
     return {
         "id": player.pk,
         "name": player.name,

@@ -161,12 +161,3 @@ class LedgerSerializer(serializers.Serializer):
     moves = LedgerMoveSerializer(many=True)
     next_after = serializers.IntegerField(help_text="Pass as `after` to read on.")
 
-
-class ErrorBodySerializer(serializers.Serializer):
-    code = serializers.CharField()
-    message = serializers.CharField()
-    details = serializers.DictField()
-
-
-class ErrorSerializer(serializers.Serializer):
-    error = ErrorBodySerializer()

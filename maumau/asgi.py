@@ -1,4 +1,4 @@
-"""ASGI entry point (uvicorn maumau.asgi:application); streams can mount here later."""
+"""ASGI entry point (uvicorn maumau.asgi:application): moves, streams and long-polls on one server."""
 
 import os
 

@@ -40,6 +40,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
+    "drf_spectacular_sidecar",
     "games",
     "scoring",
     "streams",
@@ -47,6 +48,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "maumau.staticfiles.StaticFilesMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -64,7 +66,7 @@ ASGI_APPLICATION = "maumau.asgi.application"
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [],
+        "DIRS": [BASE_DIR / "maumau" / "templates"],
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [
@@ -133,8 +135,14 @@ USE_I18N = True
 TIME_ZONE = "UTC"
 USE_TZ = True
 
+# Collected by `manage.py collectstatic` (bin/serve runs it), compressed, and served by WhiteNoise
+# (maumau/staticfiles.py) under uvicorn and gunicorn alike.
 STATIC_URL = "static/"
 STATIC_ROOT = VAR_DIR / "static"
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+}
 
 # --- DRF -------------------------------------------------------------------------------
 REST_FRAMEWORK = {
@@ -160,7 +168,12 @@ SPECTACULAR_SETTINGS = {
         '`{"error": {"code", "message", "details"}}`; messages follow Accept-Language (en, de, fr).'
     ),
     "VERSION": "1.0.0",
+    # Swagger UI and ReDoc from this server's static files (drf-spectacular-sidecar), not a CDN.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
     "SERVE_INCLUDE_SCHEMA": False,
+    "SCHEMA_PATH_PREFIX": r"/api/v1",  # operations are grouped (tagged) by what follows: tables, games, ...
     "COMPONENT_SPLIT_REQUEST": True,
     "ENUM_NAME_OVERRIDES": {
         "CallWordEnum": ["mau", "maumau", "pik", "hermann"],
@@ -206,9 +219,17 @@ MAUMAU_CLOCK_TAKEOVER_TIMEOUTS = int(os.environ.get("MAUMAU_CLOCK_TAKEOVER_TIMEO
 MAUMAU_CLOCK_QUEUE = os.environ.get("MAUMAU_CLOCK_QUEUE", "celery")
 MAUMAU_CLOCK_SWEEP_BATCH = int(os.environ.get("MAUMAU_CLOCK_SWEEP_BATCH", "500"))
 
+# The clock sweep runs every MAUMAU_CLOCK_SWEEP_SECONDS and the webhook sweep every minute: their
+# routine INFO lines (beat sending, worker receiving and finishing) are dropped, their errors kept.
+ROUTINE_TASKS = ["games.deadlines_sweep", "streams.tasks.webhook_sweep"]
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
+    "filters": {"routine_tasks": {"()": "maumau.log_filters.RoutineTasksFilter", "tasks": ROUTINE_TASKS}},
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
+    "loggers": {
+        name: {"filters": ["routine_tasks"]}
+        for name in ("celery.beat", "celery.worker.strategy", "celery.app.trace")
+    },
 }

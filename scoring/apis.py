@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.http import Http404
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games.apis import errors
 from games.models import Player, Table
+from maumau.errors import NotFoundError
 from maumau.params import query_int
+from maumau.schema import errors
 from scoring import selectors, services
 from scoring.serializers import (
     HistoryLine,
@@ -31,7 +31,7 @@ HISTORY_PAGE_MAX = 200
 def _player_or_404(player_id: int) -> Any:
     player = Player.objects.filter(pk=player_id).first()
     if player is None:
-        raise Http404
+        raise NotFoundError()
     return player
 
 
@@ -56,6 +56,12 @@ class LeagueListApi(APIView):
             "the first player to reach `league_limit` (500) loses and the league ends."
         ),
         request=LeagueCreateInput,
+        examples=[
+            OpenApiExample("House league to 500", request_only=True, value={"name": "Friday", "rules": "house"}),
+            OpenApiExample("House league to 300", request_only=True,
+                           value={"name": "Short", "rules": "house", "options": {"league_limit": 300}}),
+            OpenApiExample("Tavern league", request_only=True, value={"name": "Tavern", "rules": "tavern"}),
+        ],
         responses={201: LeagueOutput, **errors(400, 401)},
         tags=["leagues"],
     )
@@ -104,7 +110,7 @@ class TableScoreboardApi(APIView):
     def get(self, request: Request, table_id: int) -> Response:
         table = Table.objects.filter(pk=table_id).first()
         if table is None:
-            raise Http404
+            raise NotFoundError()
         return Response(selectors.table_scoreboard(table=table))
 
 

@@ -13,8 +13,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from django.db.models import Count, Q, QuerySet, Sum
-from django.http import Http404
 
+from maumau.errors import NotFoundError
 from scoring.models import League, PlayerResult, RoundResult, Standing
 
 ORDER_BY = {
@@ -52,7 +52,7 @@ def _player(player_id: int, name: str, is_bot: bool) -> dict[str, Any]:
 def league_get(*, league_id: int) -> League:
     league = League.objects.select_related("loser", "created_by").filter(pk=league_id).first()
     if league is None:
-        raise Http404
+        raise NotFoundError()
     return league
 
 

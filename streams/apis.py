@@ -7,19 +7,21 @@ by the schema generator, it never serves a request).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
 from drf_spectacular.extensions import OpenApiViewExtension
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games.apis import errors
 from games.serializers import MoveResultSerializer
+from maumau.errors import NotFoundError
+from maumau.schema import errors
 from streams import services
 from streams.models import KINDS, Webhook, WebhookDelivery
 
@@ -79,8 +81,6 @@ def webhook_data(hook: Webhook) -> dict[str, Any]:
 
 
 def delivery_data(delivery: WebhookDelivery) -> dict[str, Any]:
-    import json
-
     return {"id": delivery.pk, "event": delivery.event, "status": delivery.status, "attempts": delivery.attempts,
             "response_status": delivery.response_status, "last_error": delivery.last_error,
             "next_attempt_at": _iso(delivery.next_attempt_at), "created_at": _iso(delivery.created_at),
@@ -88,13 +88,20 @@ def delivery_data(delivery: WebhookDelivery) -> dict[str, Any]:
 
 
 class WebhookListCreateApi(APIView):
-    @extend_schema(responses={200: WebhookSerializer(many=True), **errors(401)})
+    @extend_schema(summary="The caller's webhooks", responses={200: WebhookSerializer(many=True), **errors(401)})
     def get(self, request: Request) -> Response:
         hooks = Webhook.objects.filter(player=request.user.player, active=True)
         return Response([webhook_data(h) for h in hooks])
 
     @extend_schema(
+        summary="Register a webhook",
         request=WebhookCreateSerializer,
+        examples=[
+            OpenApiExample("Turns only", request_only=True,
+                           value={"url": "https://bots.example.org/maumau", "events": ["your_turn"]}),
+            OpenApiExample("Every notification", request_only=True,
+                           value={"url": "https://bots.example.org/maumau", "events": ["*"]}),
+        ],
         responses={201: WebhookCreatedSerializer, **errors(400, 401, 429)},
         description="Register a URL for notification kinds. Deliveries are POSTs of JSON, signed with "
                     "`X-MauMau-Signature: sha256=HMAC-SHA256(secret, \"<X-MauMau-Timestamp>.<body>\")`, "
@@ -111,7 +118,7 @@ class WebhookListCreateApi(APIView):
 
 
 class WebhookDetailApi(APIView):
-    @extend_schema(responses={204: None, **errors(401, 404, 429)})
+    @extend_schema(summary="Remove a webhook", responses={204: None, **errors(401, 404, 429)})
     def delete(self, request: Request, webhook_id: int) -> Response:
         services.webhook_delete(player=request.user.player, webhook_id=webhook_id)
         return Response(status=status.HTTP_204_NO_CONTENT)
@@ -119,6 +126,7 @@ class WebhookDetailApi(APIView):
 
 class WebhookDeliveriesApi(APIView):
     @extend_schema(
+        summary="A webhook's latest deliveries",
         parameters=[OpenApiParameter("status", str, enum=["pending", "retrying", "delivered", "failed"])],
         responses={200: DeliverySerializer(many=True), **errors(401, 404)},
         description="The latest 100 deliveries of this webhook, newest first.",
@@ -126,8 +134,6 @@ class WebhookDeliveriesApi(APIView):
     def get(self, request: Request, webhook_id: int) -> Response:
         hook = Webhook.objects.filter(pk=webhook_id, player=request.user.player).first()
         if hook is None:
-            from maumau.errors import NotFoundError
-
             raise NotFoundError()
         query = hook.deliveries.all()
         if request.query_params.get("status"):
@@ -136,11 +142,12 @@ class WebhookDeliveriesApi(APIView):
 
 
 class WebhookSecretApi(APIView):
-    @extend_schema(responses={200: WebhookSecretSerializer, **errors(401)})
+    @extend_schema(summary="The caller's signing secret", responses={200: WebhookSecretSerializer, **errors(401)})
     def get(self, request: Request) -> Response:
         return Response({"secret": services.webhook_secret_get(player=request.user.player)})
 
-    @extend_schema(request=None, responses={200: WebhookSecretSerializer, **errors(401, 429)},
+    @extend_schema(summary="Rotate the signing secret", request=None,
+                   responses={200: WebhookSecretSerializer, **errors(401, 429)},
                    description="Replace the signing secret; deliveries from now on use the new one.")
     def post(self, request: Request) -> Response:
         return Response({"secret": services.webhook_secret_rotate(player=request.user.player)})
@@ -156,6 +163,7 @@ LAST_EVENT_ID = OpenApiParameter("Last-Event-ID", int, OpenApiParameter.HEADER,
 class GameStreamDoc(APIView):
     @extend_schema(
         operation_id="games_stream",
+        summary="The round's ledger as server-sent events",
         parameters=[LAST_EVENT_ID, OpenApiParameter(
             "after", int, description="Start after this ledger seq (default: the current version, only new moves).")],
         responses={200: SSE, **errors(400, 401, 403, 404)},
@@ -170,6 +178,7 @@ class GameStreamDoc(APIView):
 class MeStreamDoc(APIView):
     @extend_schema(
         operation_id="me_stream",
+        summary="The caller's notifications as server-sent events",
         parameters=[LAST_EVENT_ID, OpenApiParameter(
             "after", int, description="Start after this notification id (default: only new ones).")],
         responses={200: SSE, **errors(400, 401)},

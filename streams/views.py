@@ -19,7 +19,7 @@ from typing import Any
 
 from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 
-from games import selectors, sql
+from games import clocks, selectors, sql
 from games.models import Game, Player
 from maumau.errors import MESSAGES, DomainError, ValidationFailed, error_body
 from maumau.params import QUERY_INT_MAX, query_int
@@ -97,17 +97,9 @@ def _authenticated(view: Callable[..., Awaitable[HttpResponse]]) -> Callable[...
 # --- long-poll: GET /api/v1/games/{id}?wait=<s>&after=<version> -----------------------------------
 
 
-def _resolve_clocks(game_id: int) -> None:
-    try:
-        from games.clocks import clocks_resolve_due
-    except ImportError:  # pragma: no cover - clocks not installed
-        return
-    clocks_resolve_due(game_id=game_id)
-
-
 def _game_open(game_id: int, player: Player) -> tuple[int, str]:
     """Permission check (404/403) once; returns the current version and the caller's ETag."""
-    _resolve_clocks(game_id)
+    clocks.clocks_resolve_due(game_id=game_id)
     game, _seats, viewer = selectors.game_for_player(game_id=game_id, player=player)
     return game.version, selectors.game_etag(game=game, viewer=viewer, player=player)
 

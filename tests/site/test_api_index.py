@@ -1,0 +1,32 @@
+"""`/` sends a browser to `/api/`, and `/api/` says where the API, its schema and its docs are."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+
+pytestmark = pytest.mark.django_db
+
+
+def test_the_root_redirects_to_the_api_index() -> None:
+    response = Client().get("/")
+    assert response.status_code == 302
+    assert response["Location"] == "/api/"
+
+
+def test_the_api_index_points_to_the_api_the_schema_and_the_docs_without_a_token() -> None:
+    response = Client().get("/api/")
+    assert response.status_code == 200
+    index = response.json()
+    assert index["api"] == "http://testserver/api/v1/"
+    for name, url in (("schema", "/api/schema/"), ("docs", "/api/docs/"), ("redoc", "/api/redoc/"),
+                      ("signup", "/api/v1/players")):
+        assert index[name] == f"http://testserver{url}"
+    for name in ("schema", "docs", "redoc"):
+        assert Client().get(index[name]).status_code == 200, name
+
+
+def test_the_api_index_refuses_writes_in_the_error_shape() -> None:
+    response = Client().post("/api/")
+    assert response.status_code == 405
+    assert response.json()["error"]["code"] == "method_not_allowed"
