@@ -12,6 +12,7 @@ from typing import Any
 from django.db.models import Prefetch, Q
 
 from games import engine, sql
+from games.ledger import initial_state
 from games.models import Game, Move, Player, Seat, Table
 from maumau.errors import NotFoundError, PermissionDeniedError
 from scoring.models import League
@@ -203,8 +204,6 @@ def events_for_player(*, game: Game, viewer: int | None, after: int = 0, limit: 
     moves = list(game.moves.filter(seq__gt=after).order_by("seq")[:limit])
     deal = None
     if after <= 0:
-        from games.ledger import initial_state
-
         deal = engine.redact_events([engine.deal_event(initial_state(game))], viewer, reveal=reveal)[0]
     return {
         "game": game.pk,

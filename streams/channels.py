@@ -31,8 +31,11 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from django.db import close_old_connections, connection, transaction
+from django.db.models import Max
 
+from games.models import Game
 from streams.conf import channel_kind, setting
+from streams.models import Notification
 
 if TYPE_CHECKING:
     from games.sql import WriteBatch
@@ -291,11 +294,6 @@ _UNSEEN = object()
 
 def _topic_values(topics: list[str]) -> dict[str, Any]:
     """One query per kind of topic: game versions, last notification id per player."""
-    from django.db.models import Max
-
-    from games.models import Game
-    from streams.models import Notification
-
     games = [int(t[5:]) for t in topics if t.startswith("game:")]
     players = [int(t[7:]) for t in topics if t.startswith("player:")]
     values: dict[str, Any] = {}
