@@ -470,8 +470,8 @@ def apply(state: GameState, seat: int | None, action: dict[str, Any]) -> tuple[G
         playable = _check_pass(state, seat)
         state.charged = []
         _settle_calls(state, seat, (), events)
-        if state.phase == PLAY and not playable:
-            state.idle += 1
+        if state.phase == PLAY:
+            state.idle = 0 if playable else state.idle + 1
         events.append({"type": "passed", "seat": seat})
         _end_turn(state, seat, events)
     else:
