@@ -793,9 +793,11 @@ def _announce(state: GameState, seat: int, plan: _Plan, effects: _Effects,
             events.append({"type": "said", "seat": seat, "word": word})
     if effects.spade and "pik" not in say:
         owed.append("pik")
-    if len(state.hands[seat]) == 1 and not plan.empties:
+    if len(state.hands[seat]) == 1:
         if not rules.announcements:
             events.append({"type": "mau", "seat": seat})  # the game announces it for the player
+        elif plan.empties:
+            pass  # the penalty card of an emptied hand owes no "mau"
         elif "mau" in say:
             events.append({"type": "said", "seat": seat, "word": "mau"})
             events.append({"type": "mau", "seat": seat})
