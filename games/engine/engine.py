@@ -571,7 +571,8 @@ def _check_play(state: GameState, seat: int, action: dict[str, Any]) -> _Plan:
                                     {"card": cards[end + 1], "top": names[end]})
             end += 1
     extras = len(cards) - end - 1
-    empties = len(cards) == len(hand)
+    say = action.get("say") or ()
+    empties = len(cards) == len(hand) + _penalty_cards(state, seat, say)
     if extras:
         if not rules.final_jacks:
             raise IllegalAction("one_card_per_move", "play one card (an ace with its cover)")
@@ -579,7 +580,6 @@ def _check_play(state: GameState, seat: int, action: dict[str, Any]) -> _Plan:
             raise IllegalAction("final_jacks_only", "only jacks may be laid on the last card")
         if not empties:
             raise IllegalAction("final_jacks_last_card", "extra jacks go only on your last card")
-    say = action.get("say") or ()
     main_last = names[end]
     jack_last = rules.jack_wild and RANK[main_last] == "J"
     said_maumau = not rules.announcements or "maumau" in say
@@ -636,6 +636,16 @@ def _has_play(state: GameState, seat: int) -> bool:
     if rules.ace_needs_cover:
         return bool(_plays(state, seat))
     return any(card[0] == "X" or _fits_now(state, card) for card in hand)
+
+
+def _penalty_cards(state: GameState, seat: int, say: Any) -> int:
+    """The cards ``seat`` will draw for its own calls still owed and not said in ``say``."""
+    owed = state.owed.get(seat)
+    if not owed:
+        return 0
+    before = sum(len(words) for debtor, words in state.owed.items() if debtor < seat)
+    unsaid = sum(1 for word in owed if word not in say)
+    return max(0, min(unsaid, state.drawable() - before))
 
 
 def _settle_calls(state: GameState, seat: int, say: Any, events: list[dict[str, Any]]) -> None:
