@@ -9,8 +9,8 @@ The turn (RULES.md section 2; the options are fields of :class:`~games.engine.ru
   or kept with ``pass``; a drawn card that cannot be played ends the turn by itself (``passed``).
   ``must_play``: drawing is allowed only with no playable card. With nothing to draw, pass.
 - An open 7 penalty is drawn whole with one ``draw``.
-- Whoever lays the last card wins; its effect does not apply. A full round of turns in which nobody
-  could play or draw (stalemate) or ``max_turns`` ends the round without a winner.
+- A full round of turns in which nobody could play or draw (stalemate) or ``max_turns`` ends the
+  round without a winner (:mod:`games.engine.scoring`).
 
 Readings where RULES.md is silent (**Decision**, closest to the seeds):
 

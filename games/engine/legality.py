@@ -4,17 +4,19 @@
   fits (``*``: any suit, a jack starter). A wild jack (``jack_wild``) fits on anything but a jack;
   on a jack it fits as ``jack_on_jack`` says (``first_wished_suit``: only a jack of the suit wished
   when the run of jacks began). A joker fits always, as the card its player names.
-- While a 7 penalty is open, a move is one 7 (or a joker named as a 7): no ace cover, no final jacks.
+- While a 7 penalty is open, only a 7 (or a joker named as a 7) may be played.
 - After drawing, only the drawn card may be played. House: an ace needs a cover in the same move
   (``AS, AH, 5H``); ``final_jacks`` lays jacks on the last card.
 - :func:`judge` decides whether a play wins and whether it needs a wish or may name a target.
   Whoever lays the last card wins, unless "Mau-Mau" is missing (``announcements``) or the last card
-  is a jack and ``jack_can_win`` is off. Calls still owed from one's own previous move are charged
-  first (:func:`penalty_cards`): those penalty cards are in the hand when the play is judged.
+  is a jack and ``jack_can_win`` is off: then its player draws one card and play goes on (with the
+  wish). Calls still owed from one's own previous move are charged first (:func:`penalty_cards`):
+  those penalty cards are in the hand when the play is judged.
 
-**Decision**: a QH or jack on a winning last card needs no target or wish (its effect does not
-apply). A hand emptied without winning (forgotten "Mau-Mau") needs no wish either: a missing wish
-leaves the jack's own suit, and a missing target swaps nothing.
+Readings where RULES.md is silent (**Decision**, closest to the seeds): during an open 7 penalty a
+move is a single 7 (no ace cover, no final jacks). A QH or jack on a winning last card needs no
+target or wish (its effect does not apply). A hand emptied without winning for want of "Mau-Mau"
+needs neither: a missing wish leaves the jack's own suit, and a missing target swaps nothing.
 """
 
 from __future__ import annotations
