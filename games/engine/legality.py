@@ -75,7 +75,7 @@ def _jack_is_last(rules: RuleSet, names: list[str]) -> bool:
     return RANK[main] == "J"
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class Outcome:
     """What a play of the given cards does to the round."""
 
@@ -85,16 +85,21 @@ class Outcome:
     may_swap: bool  # a QH that swaps hands when a target is named
 
 
+#: the few outcomes there are, made once (judging runs for every listed move): [empties][wish][swap]
+_WINS = Outcome(wins=True, empties=True, wish_required=False, may_swap=False)
+_GOES_ON = [[[Outcome(False, empties, wish, swap) for swap in (False, True)] for wish in (False, True)]
+            for empties in (False, True)]
+
+
 def judge(rules: RuleSet, names: list[str], hand_size: int, said_maumau: bool) -> Outcome:
     """The outcome of laying ``names`` (jokers by their names) from a hand of ``hand_size`` cards.
 
     Move listing asks it with every call said; the play checker with the calls of the play."""
     empties = len(names) == hand_size
     if empties and said_maumau and (rules.jack_can_win or not _jack_is_last(rules, names)):
-        return Outcome(wins=True, empties=True, wish_required=False, may_swap=False)
+        return _WINS
     wish_required = rules.jack_wild and RANK[names[-1]] == "J" and (said_maumau or not empties)
-    return Outcome(wins=False, empties=empties, wish_required=wish_required,
-                   may_swap=rules.queen_of_hearts_swap and "QH" in names)
+    return _GOES_ON[empties][wish_required][rules.queen_of_hearts_swap and "QH" in names]
 
 
 def penalty_cards(state: GameState, seat: int, say: Any) -> int:
@@ -168,7 +173,8 @@ def check_play(state: GameState, seat: int, action: dict[str, Any]) -> Plan:
             main += 1
     say = action.get("say") or ()
     said_maumau = not rules.announcements or "maumau" in say
-    outcome = judge(rules, names, len(hand) + penalty_cards(state, seat, say), said_maumau)
+    hand_size = len(hand) + penalty_cards(state, seat, say) if state.owed else len(hand)
+    outcome = judge(rules, names, hand_size, said_maumau)
     if len(cards) > main + 1:
         if not rules.final_jacks:
             raise IllegalAction("one_card_per_move", "play one card (an ace with its cover)")

@@ -150,14 +150,7 @@ def _entries(state: GameState, seat: int, moves: list[Move]) -> list[dict[str, A
     hand_size = len(state.hands[seat])
     entries: list[dict[str, Any]] = []
     for cards, names in moves:
-        fixed = [name if isinstance(name, str) else name[0] for name in names[:-1]]
-        last = names[-1]
-        groups: dict[tuple[bool, bool], list[str]] = {}
-        for name in last if isinstance(last, list) else (last,):
-            outcome = judge(rules, [*fixed, name], hand_size, said_maumau=True)
-            groups.setdefault((outcome.wish_required, outcome.may_swap), []).append(name)
-        for (needs_wish, needs_target), last_names in groups.items():
-            chosen = names[:-1] + [last_names if isinstance(last, list) else last_names[0]]
+        for needs_wish, needs_target, chosen in _by_outcome(rules, names, hand_size):
             entry: dict[str, Any] = {"type": "play", "cards": list(cards)}
             jokers = {card: name for card, name in zip(cards, chosen, strict=True) if card[0] == "X"}
             if jokers:
@@ -181,6 +174,25 @@ def _entries(state: GameState, seat: int, moves: list[Move]) -> list[dict[str, A
             else:
                 entries.append(_with_say(entry, say))
     return entries
+
+
+def _by_outcome(rules: RuleSet, names: list[Any], hand_size: int) -> list[tuple[bool, bool, list[Any]]]:
+    """(needs a wish, needs a target, names) for a move, its last joker's names grouped by outcome.
+
+    Every call is taken as said: the listed play carries them."""
+    last = names[-1]
+    if isinstance(last, str):
+        concrete = names
+        if len(names) > 1 and not all(isinstance(name, str) for name in names):
+            concrete = [name if isinstance(name, str) else name[0] for name in names]
+        outcome = judge(rules, concrete, hand_size, said_maumau=True)
+        return [(outcome.wish_required, outcome.may_swap, names)]
+    head = [name if isinstance(name, str) else name[0] for name in names[:-1]]
+    groups: dict[tuple[bool, bool], list[str]] = {}
+    for name in last:
+        outcome = judge(rules, [*head, name], hand_size, said_maumau=True)
+        groups.setdefault((outcome.wish_required, outcome.may_swap), []).append(name)
+    return [(needs_wish, needs_target, [*names[:-1], group]) for (needs_wish, needs_target), group in groups.items()]
 
 
 def _with_say(entry: dict[str, Any], say: list[str]) -> dict[str, Any]:
