@@ -42,7 +42,7 @@ from .rules import RuleSet
 from .scoring import round_result
 from .state import ACTIVE, DRAWN, FINISHED, PLAY, GameState
 
-__all__ = ["IllegalAction", "SetupError", "apply", "new_game", "new_game_from_setup", "penalize_illegal"]
+__all__ = ["SetupError", "apply", "new_game", "new_game_from_setup", "penalize_illegal"]
 
 
 class SetupError(ValueError):
