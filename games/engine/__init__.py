@@ -2,14 +2,19 @@
 
 Everything else in the service calls it: the API applies players' moves with :func:`apply`, the
 bots and the turn clock choose through :func:`legal_actions`, and every response is built by
-:func:`player_view` and :func:`redact_events`. The rules themselves are stated in
-:mod:`games.engine.engine` and the options in :mod:`games.engine.rules`.
+:func:`player_view` and :func:`redact_events`. Each module states the rules it carries out:
+:mod:`~games.engine.engine` (the deal and the turn), :mod:`~games.engine.legality` (what may be
+played), :mod:`~games.engine.effects` (what each card does), :mod:`~games.engine.calls` ("Mau",
+"Pik", "Hermann"), :mod:`~games.engine.moves` (listing the legal actions), :mod:`~games.engine.scoring`;
+the options and presets are in :mod:`~games.engine.rules`, the events in :mod:`~games.engine.events`.
 """
 
 from .actions import ActionError, parse_action
 from .bots import choose_bot_action
 from .cards import build_deck, card_names, is_card_code
-from .engine import IllegalAction, SetupError, apply, legal_actions, new_game, new_game_from_setup, penalize_illegal
+from .engine import SetupError, apply, new_game, new_game_from_setup, penalize_illegal
+from .legality import IllegalAction
+from .moves import legal_actions
 from .rules import PRESETS, RuleSet, RulesError
 from .state import GameState
 from .view import deal_event, player_view, redact_event, redact_events

@@ -1,6 +1,6 @@
 """Bots: ``random`` (a uniformly chosen legal action) and ``basic`` (plays like a sensible person).
 
-Both choose only from :func:`~games.engine.engine.legal_actions`, so a bot can never make an
+Both choose only from :func:`~games.engine.moves.legal_actions`, so a bot can never make an
 illegal move. The basic bot follows the seeds' advice: say every call; counter a 7 with a 7;
 keep jacks for need (or to win); wish the suit it holds most, preferring a suit the next player
 showed it lacks by drawing; play the drawn card when it can; shed high-scoring cards first.
@@ -15,7 +15,7 @@ from collections import Counter
 from typing import Any
 
 from .cards import RANK, SUIT, SUITS, house_points, ranking_points
-from .engine import legal_actions
+from .moves import legal_actions
 from .state import GameState
 
 

@@ -14,9 +14,11 @@ from typing import Any
 
 from .rules import RuleSet
 
+#: ``status``: the round is played, or over (``result`` holds the score)
 ACTIVE = "active"
 FINISHED = "finished"
-PLAY = "play"  # the turn holder may play, draw or (with nothing to draw) pass
+#: ``phase``, the step of the turn holder's turn while the round is active
+PLAY = "play"  # play, draw or (with nothing to draw) pass
 DRAWN = "drawn"  # the turn holder drew one card: play that card or pass
 
 
@@ -43,7 +45,7 @@ class GameState:
         "idle",
         "status",
         "result",
-        "charged",
+        "penalized_plays",
         "lacking",
     )
 
@@ -75,8 +77,8 @@ class GameState:
         self.idle = 0
         self.status = ACTIVE
         self.result: dict[str, Any] | None = None
-        #: illegal plays already penalized since the last accepted move: [seat, fingerprint]
-        self.charged: list[list[Any]] = []
+        #: illegal plays already penalized since the last accepted turn action: [seat, fingerprint]
+        self.penalized_plays: list[list[Any]] = []
         #: public knowledge: suits a seat showed it lacks by drawing under ``must_play``
         self.lacking: dict[int, list[str]] = {}
 
@@ -117,7 +119,7 @@ class GameState:
             "idle": self.idle,
             "status": self.status,
             "result": self.result,
-            "charged": [list(entry) for entry in self.charged],
+            "penalized_plays": [list(entry) for entry in self.penalized_plays],
             "lacking": [[seat, list(suits)] for seat, suits in sorted(self.lacking.items())],
         }
         if with_rules:
@@ -155,7 +157,7 @@ class GameState:
         state.idle = data["idle"]
         state.status = data["status"]
         state.result = data["result"]
-        state.charged = [list(entry) for entry in data["charged"]]
+        state.penalized_plays = [list(entry) for entry in data["penalized_plays"]]
         state.lacking = {seat: list(suits) for seat, suits in data["lacking"]}
         return state
 
@@ -170,7 +172,7 @@ class GameState:
         state.owed = {seat: list(words) for seat, words in self.owed.items()}
         state.sitting_out = list(self.sitting_out)
         state.hermann = None if self.hermann is None else list(self.hermann)
-        state.charged = [list(entry) for entry in self.charged]
+        state.penalized_plays = [list(entry) for entry in self.penalized_plays]
         state.lacking = {seat: list(suits) for seat, suits in self.lacking.items()}
         return state
 

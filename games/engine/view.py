@@ -11,14 +11,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from .state import GameState
+from . import events as ev
+from .state import ACTIVE, FINISHED, GameState
 
 
 def player_view(state: GameState, seat: int | None) -> dict[str, Any]:
     seated = seat is not None and 0 <= seat < len(state.hands)
     return {
         "status": state.status,
-        "phase": state.phase,
+        "phase": state.phase if state.status == ACTIVE else FINISHED,
         "turn": state.turn,
         "direction": state.direction,
         "top_card": state.top,
@@ -47,13 +48,7 @@ def player_view(state: GameState, seat: int | None) -> dict[str, Any]:
 
 def deal_event(state: GameState) -> dict[str, Any]:
     """The deal as an event (for the first ledger entry); redacted like every other event."""
-    return {
-        "type": "dealt",
-        "hands": [list(hand) for hand in state.hands],
-        "starter": state.discard[0],
-        "first": state.turn,
-        "stock_count": len(state.stock),
-    }
+    return ev.dealt([list(hand) for hand in state.hands], state.discard[0], state.turn, len(state.stock))
 
 
 def redact_event(event: dict[str, Any], seat: int | None, reveal: bool = False) -> dict[str, Any]:

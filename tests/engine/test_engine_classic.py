@@ -250,6 +250,16 @@ def test_jack_can_win_false_draws_penalty_and_continues():
     play(state, 1, "KS")
 
 
+def test_jack_can_win_false_the_penalty_card_that_leaves_one_card_is_announced_mau():
+    """Without announcements the game says "Mau!" for any play that leaves one card, and the
+    penalty card for a last jack does (seed 000)."""
+    state = rig(classic(jack_can_win=False), [["JC"], ["KS", "8D", "10D"]], "9H", stock=["7D"])
+    events = play(state, 0, "JC", wish="S")
+    assert hand(state, 0) == ["7D"]
+    assert [e["seat"] for e in of_type(events, "mau")] == [0]
+    assert types(events).index("drew") < types(events).index("mau")
+
+
 @pytest.mark.parametrize("last", ["7H", "8H", "9C"])
 def test_last_card_effect_does_not_apply(last):
     state = rig(classic(), [[last], ["10D", "QD"]], "9H")

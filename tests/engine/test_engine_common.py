@@ -148,6 +148,36 @@ def test_stalemate_needs_a_full_round():
     assert state.status == "active"
 
 
+def test_stalemate_only_when_nobody_can_play_or_draw_a_voluntary_pass_does_not_count():
+    """"niemand kann mehr legen oder ziehen" (seed 000): seat 1 could play KH but passes (nothing to
+    draw, no ``must_play``), so the round of turns around it is no stalemate."""
+    rules = make_rules("classic", must_play=False)
+    state = rig(rules, [["8C", "10C", "QC"], ["8D", "10D", "KH"]], "9H")
+    data = state.to_json()
+    data["stock"] = []
+    state = GameState.from_json(data)
+    pass_turn(state, 0)  # seat 0 can neither play nor draw
+    pass_turn(state, 1)  # seat 1 could play and chooses not to
+    pass_turn(state, 0)
+    assert state.status == "active"
+    pass_turn(state, 1)
+    pass_turn(state, 0)
+    assert state.status == "active"
+
+
+def test_stalemate_counts_timed_out_turns_in_which_nobody_could_play_or_draw():
+    rules = make_rules("classic", timeout_policy="skip")
+    state = rig(rules, [["8C", "10C", "QC"], ["8D", "10D", "KS"]], "9H")
+    data = state.to_json()
+    data["stock"] = []
+    state = GameState.from_json(data)
+    clock(state)
+    assert state.status == "active"
+    events = clock(state)
+    assert state.status == "finished" and state.result["reason"] == "stalemate"
+    assert types(events)[-1] == "round_over"
+
+
 def test_max_turns_ends_round():
     rules = make_rules("classic", max_turns=3)
     state = rig(rules, [["KH", "QS", "AC"], ["8H", "8S", "10D"]], "7H")

@@ -241,6 +241,31 @@ def test_maumau_forgotten_draws_instead_of_winning():
     assert hand(state, 0) == ["KC"] and state.turn == 1  # play goes on
 
 
+def test_a_call_owed_from_your_previous_move_is_charged_before_your_next_move_is_judged():
+    """With two players an 8 gives the turn back before anyone else acted: the "Mau" and "Pik" its
+    player forgot cost their cards first, so the last card in hand is no longer the last card."""
+    state = rig(house(announcements=True, pik_call=True), [["8S", "5S"], ["5D", "2D", "3D"]], "9S",
+                stock=["KC", "QC"])
+    play(state, 0, "8S")  # leaves one card: "mau" and "pik" owed
+    assert state.turn == 0
+    events = play(state, 0, "5S", say=["maumau", "pik"])
+    assert state.status == "active" and state.result is None
+    assert [(e["seat"], e["reason"]) for e in of_type(events, "drew")] == [(0, "forgot_mau")]
+    assert hand(state, 0) == ["KC"] and state.turn == 1
+    assert legal_actions(state, 0) == [{"type": "say", "word": "mau"}]  # one card left after the move
+
+
+def test_a_player_never_wins_holding_a_penalty_card():
+    state = rig(house(announcements=True, pik_call=True), [["8S", "5S"], ["5D", "2D", "3D"]], "9S",
+                stock=["KC", "QC"])
+    play(state, 0, "8S", say=["mau"])  # "pik" forgotten
+    play(state, 0, "5S", say=["maumau"])
+    assert state.status == "active"
+    assert hand(state, 0) == ["KC"]
+    play(state, 1, "5D")  # the next player acts: "mau" and "pik" of the 5S cost their cards now
+    assert state.status == "active" and card_counts(state)[0] == 3
+
+
 def test_maumau_said_wins():
     state = rig(house(announcements=True), [["5H"], ["5D", "2D", "3D"]], "9H")
     play(state, 0, "5H", say=["maumau"])

@@ -95,3 +95,22 @@ def test_engine_reads_no_clock_or_environment():
                 if node.module.split(".")[0] in forbidden:
                     offenders.append(f"{path.name}: from {node.module}")
     assert offenders == []
+
+
+def test_engine_modules_import_one_way():
+    """No cycle among the engine's modules: each can be read knowing only those it imports."""
+    imports: dict[str, set[str]] = {}
+    for path in engine_sources():
+        found = set()
+        for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+            if isinstance(node, ast.ImportFrom) and node.level == 1:
+                found |= {node.module.split(".")[0]} if node.module else {alias.name for alias in node.names}
+        imports[path.stem] = found - {"__init__"}
+
+    def reaches(start: str, goal: str, seen: set[str]) -> bool:
+        for module in imports.get(start, ()):
+            if module == goal or (module not in seen and reaches(module, goal, seen | {module})):
+                return True
+        return False
+
+    assert [module for module in imports if module != "__init__" and reaches(module, module, set())] == []
