@@ -20,7 +20,7 @@ from typing import Any
 import orjson
 from django.conf import settings
 from django.contrib.auth.models import User
-from django.db import DatabaseError, connection
+from django.db import DEFAULT_DB_ALIAS, DatabaseError, connection, connections
 from django.db.models import JSONField, Model
 from psycopg.types.json import Jsonb
 from rest_framework.authtoken.models import Token
@@ -39,13 +39,14 @@ def cursor() -> Any:
     times on a connection, and PostgreSQL skips parsing and planning, most of its work for these.
     ``MAUMAU_PREPARED_STATEMENTS=false`` turns this off (for a transaction-mode pooler that cannot
     keep prepared statements)."""
-    if connection.vendor != "postgresql" or not settings.MAUMAU_PREPARED_STATEMENTS:
-        return connection.cursor()
+    db = _db()
+    if db.vendor != "postgresql" or not settings.MAUMAU_PREPARED_STATEMENTS:
+        return db.cursor()
     from django.db.backends.postgresql.base import ServerBindingCursor
 
-    connection.ensure_connection()
-    with connection.wrap_database_errors:
-        return connection._prepare_cursor(ServerBindingCursor(connection.connection))
+    db.ensure_connection()
+    with db.wrap_database_errors:
+        return db._prepare_cursor(ServerBindingCursor(db.connection))
 
 
 # --- rows to models ------------------------------------------------------------------------------
@@ -78,15 +79,22 @@ def _converters(model: type[Model], vendor: str) -> tuple[tuple[str, ...], tuple
     return tuple(names), tuple(converters)
 
 
+def _db() -> Any:
+    """This thread's connection itself: ``django.db.connection`` is a proxy that looks it up again on
+    every attribute, which the per-value loops here would pay per value (measured: 3 % of a move)."""
+    return connections[DEFAULT_DB_ALIAS]
+
+
 def load(model: type[Model], row: Sequence[Any]) -> Any:
     """One instance of ``model`` from its columns (as :func:`columns` lists them), as a QuerySet builds it."""
-    names, converters = _converters(model, connection.vendor)
+    db = _db()
+    names, converters = _converters(model, db.vendor)
     values = []
     for value, (column, field_converters) in zip(row, converters, strict=True):
         for convert in field_converters:
-            value = convert(value, column, connection)
+            value = convert(value, column, db)
         values.append(value)
-    return model.from_db(connection.alias, names, values)
+    return model.from_db(db.alias, names, values)
 
 
 def _width(model: type[Model]) -> int:
@@ -185,12 +193,12 @@ def game_locked_with_seats(game_id: int) -> tuple[Game, list[Seat]] | None:
 # --- writes --------------------------------------------------------------------------------------
 
 
-def _db_value(field: Any, value: Any) -> Any:
+def _db_value(field: Any, value: Any, db: Any) -> Any:
     """``field.get_db_prep_save(value)``, as ``save()`` writes it; JSON through orjson on PostgreSQL."""
-    if (connection.vendor == "postgresql" and isinstance(field, JSONField) and field.encoder is None
+    if (db.vendor == "postgresql" and isinstance(field, JSONField) and field.encoder is None
             and value is not None and not hasattr(value, "resolve_expression")):
         return Jsonb(field.get_prep_value(value), dumps=_json_dumps)
-    return field.get_db_prep_save(value, connection)
+    return field.get_db_prep_save(value, db)
 
 
 def _json_dumps(value: Any) -> bytes | str:
@@ -219,15 +227,15 @@ class WriteBatch:
         ``bulk_create`` splits them."""
         if not objs:
             return
-        model = type(objs[0])
+        model, db = type(objs[0]), _db()
         fields = [f for f in model._meta.concrete_fields if f is not model._meta.pk]
-        size = max(1, min(connection.ops.bulk_batch_size(fields, objs), MAX_PARAMS // len(fields)))
+        size = max(1, min(db.ops.bulk_batch_size(fields, objs), MAX_PARAMS // len(fields)))
         row = "(" + ", ".join(["%s"] * len(fields)) + ")"
         for start in range(0, len(objs), size):
             batch = objs[start:start + size]
             sql = (f"INSERT INTO {_quoted(model._meta.db_table)} ({', '.join(_quoted(f.column) for f in fields)}) "
                    f"VALUES {', '.join([row] * len(batch))} RETURNING {_quoted(model._meta.pk.column)}")
-            params = [_db_value(f, f.pre_save(obj, True)) for obj in batch for f in fields]
+            params = [_db_value(f, f.pre_save(obj, True), db) for obj in batch for f in fields]
             self._statements.append(_Statement(sql, params, inserted=batch))
 
     def update(self, obj: Model, fields: Sequence[str]) -> None:
@@ -236,7 +244,8 @@ class WriteBatch:
         sets = ", ".join(f"{_quoted(f.column)} = %s" for f in model_fields)
         sql = (f"UPDATE {_quoted(obj._meta.db_table)} SET {sets} "
                f"WHERE {_quoted(obj._meta.pk.column)} = %s RETURNING 1")
-        params = [*(_db_value(f, f.pre_save(obj, False)) for f in model_fields), obj.pk]
+        db = _db()
+        params = [*(_db_value(f, f.pre_save(obj, False), db) for f in model_fields), obj.pk]
         self._statements.append(_Statement(sql, params, updated=True))
 
     def statement(self, sql: str, params: Sequence[Any]) -> None:
