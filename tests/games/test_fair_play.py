@@ -116,6 +116,8 @@ def test_a_league_table_refuses_a_chosen_seed_or_setup(make_player, make_table, 
                                                                     "league": league["id"]}
     assert host.get(f"/api/v1/tables/{table.id}").json() == before
     assert not Game.objects.filter(table_id=table.id).exists()
+    in_german = host.post(f"/api/v1/tables/{table.id}/rounds", body, format="json", HTTP_ACCEPT_LANGUAGE="de")
+    assert in_german.json()["error"]["message"].startswith("Eine Ligarunde wird fair gegeben")
     assert table.start().status_code == 201  # a fair round is what a league table deals
 
 
