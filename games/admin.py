@@ -43,6 +43,8 @@ class TableAdmin(ReadOnlyAdmin):
     list_display = ["id", "rules", "host", "status", "max_players", "rounds_started", "league", "created_at"]
     list_filter = ["rules", "status"]
     inlines = [SeatInline]
+    # The next round's server seed is committed, not shown: whoever knew it could predict that deal.
+    exclude = ["next_seed"]
 
 
 @admin.register(Game)

@@ -17,6 +17,8 @@ from games.models import Game, Move, Player, Seat
 from games.serializers import (
     ActionSerializer,
     BotAddSerializer,
+    EntropySerializer,
+    FairnessSerializer,
     LedgerSerializer,
     MeSerializer,
     MoveResultSerializer,
@@ -24,6 +26,7 @@ from games.serializers import (
     PlayerCreatedSerializer,
     RoundStartSerializer,
     TableCreateSerializer,
+    TableJoinSerializer,
     TableSerializer,
 )
 from maumau.errors import ValidationFailed
@@ -128,10 +131,29 @@ class TableDetailApi(APIView):
 
 
 class TableJoinApi(APIView):
-    @extend_schema(summary="Take a free seat", request=None,
-                   responses={200: TableSerializer, **errors(401, 404, 409, 429)})
+    @extend_schema(summary="Take a free seat", request=TableJoinSerializer,
+                   description="`entropy` (optional) is mixed into the next fair deal, as `POST .../entropy` does.",
+                   responses={200: TableSerializer, **errors(400, 401, 404, 409, 429)},
+                   examples=[example("Just a seat", {}), example("A seat and entropy", {"entropy": "d1c3-r0ll-7"})])
     def post(self, request: Request, table_id: int) -> Response:
-        services.table_join(table_id=table_id, player=caller(request))
+        data = _validated(TableJoinSerializer, request)
+        services.table_join(table_id=table_id, player=caller(request), entropy=data.get("entropy"))
+        return Response(selectors.table_data(selectors.table_get(table_id=table_id)))
+
+
+class TableEntropyApi(APIView):
+    @extend_schema(
+        summary="Give your entropy for the next fair round",
+        description="Mixed into the next fair deal with the server seed committed in the table's "
+                    "`next_commitment` (set it after seeing that, and after the last seat was taken); "
+                    "a round uses it up. A seat without entropy mixes in its server nonce.",
+        request=EntropySerializer,
+        responses={200: TableSerializer, **errors(400, 401, 403, 404, 409, 429)},
+        examples=[example("Entropy", {"entropy": "4f1b2c9a0e7d"})],
+    )
+    def post(self, request: Request, table_id: int) -> Response:
+        data = _validated(EntropySerializer, request)
+        services.seat_entropy_set(table_id=table_id, player=caller(request), entropy=data["entropy"])
         return Response(selectors.table_data(selectors.table_get(table_id=table_id)))
 
 
@@ -157,8 +179,10 @@ class TableBotApi(APIView):
 class RoundStartApi(APIView):
     @extend_schema(
         summary="Start a round (host only)",
-        description="Without a body the deck is shuffled from a secret seed. `seed` or `setup` make a "
-                    "practice round: `setup` gives every hand, the starter and the stock (top first).",
+        description="Without a body the round is dealt fairly: from the server seed the table committed to "
+                    "(`next_commitment`) and every seat's entropy. `seed` or `setup` make a practice round, "
+                    "never counted and refused at a league table (409): `setup` gives every hand, the starter "
+                    "and the stock (top first).",
         request=RoundStartSerializer,
         responses={201: MoveResultSerializer, **errors(400, 401, 403, 404, 409, 429)},
         examples=[
@@ -257,3 +281,15 @@ class GameEventsApi(APIView):
         limit = query_int(request.query_params.get("limit"), "limit", 500, minimum=1)
         game, _seats, viewer = selectors.game_for_player(game_id=game_id, player=caller(request))
         return Response(selectors.events_for_player(game=game, viewer=viewer, after=after, limit=limit))
+
+
+class GameFairnessApi(APIView):
+    @extend_schema(
+        summary="Check the round's deal: commitment, deal seed and every ledger row",
+        description="For the round's players once it is over (404 for anyone else, 409 while it runs): the "
+                    "revealed server seed, the entropy of every seat, the deal seed and the deal, and whether "
+                    "the seed matches the commitment and the ledger replays from that deal.",
+        responses={200: FairnessSerializer, **errors(401, 404, 409)},
+    )
+    def get(self, request: Request, game_id: int) -> Response:
+        return Response(selectors.fairness_for_player(game_id=game_id, player=caller(request)))

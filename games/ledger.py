@@ -3,6 +3,10 @@
 A round is fully determined by its rules, its seed (or practice setup) and its ledger: replaying
 the rows through the engine must reproduce every recorded event and the stored snapshot, and
 each row's hash must chain to the one before. Any difference is reported, never repaired.
+
+The chain of a round dealt since fair dealing starts from :func:`ledger_genesis`, a hash of how it
+was dealt (fair or practice, the commitment, the entropy), so the ledger itself says whether the
+round was practice and which commitment it was dealt under; older rounds start from "".
 """
 
 from __future__ import annotations
@@ -38,6 +42,21 @@ def move_row(move: Move) -> dict[str, Any]:
     }
 
 
+def ledger_genesis(game: Game) -> str:
+    """The ``prev_hash`` of a round's first row: the hash of its deal header ("" before fair dealing)."""
+    if game.entropy is None and not game.practice:
+        return ""
+    header = {
+        "table": game.table_id,
+        "number": game.number,
+        "deal": "setup" if game.setup is not None else "seed" if game.practice else "fair",
+        "practice": game.practice,
+        "commitment": game.commitment,
+        "entropy": game.entropy,
+    }
+    return hashlib.sha256(("deal:" + canonical_json(header)).encode()).hexdigest()
+
+
 def initial_state(game: Game) -> engine.GameState:
     """The round as dealt: from its practice setup, or from its seed and opening seat."""
     rules = engine.RuleSet.from_json(game.rules)
@@ -48,7 +67,7 @@ def initial_state(game: Game) -> engine.GameState:
             rules, players=players, hands=setup["hands"], starter=setup["starter"], stock=setup.get("stock", []),
             first=setup.get("first", 0), seed=game.seed,
         )
-    return engine.new_game(rules, players=players, seed=game.seed, first=game.first)
+    return engine.new_game(rules, players=players, seed=game.deal_seed(), first=game.first)
 
 
 def replay_action(
@@ -71,7 +90,7 @@ def ledger_verify(game: Game) -> list[str]:
         state = initial_state(game)
     except (engine.SetupError, engine.RulesError, KeyError, TypeError) as exc:
         return [f"cannot rebuild the deal: {exc}"]
-    prev_hash = ""
+    prev_hash = ledger_genesis(game)
     expected_seq = 1
     for move in game.moves.order_by("seq").iterator():
         where = f"seq {move.seq}"

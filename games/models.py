@@ -50,6 +50,10 @@ class Table(models.Model):
     )
     status = models.CharField(max_length=8, choices=STATUS, default="open")
     rounds_started = models.PositiveIntegerField(default=0)
+    #: The secret server seed of the next fair round, fixed before the players' entropy is final;
+    #: only its SHA-256 (``next_commitment``) is shown until that round is over (``games.fairness``).
+    next_seed = models.CharField(max_length=64, blank=True, default="")
+    next_commitment = models.CharField(max_length=64, blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -68,6 +72,10 @@ class Seat(models.Model):
     bot_controlled = models.BooleanField(default=False)
     left = models.BooleanField(default=False)
     consecutive_timeouts = models.PositiveIntegerField(default=0)
+    #: The player's own entropy for the next fair round ("" = none given; used up by a round).
+    entropy = models.CharField(max_length=64, blank=True, default="")
+    #: The server nonce recorded when the seat was taken, mixed in for a seat that gave no entropy.
+    nonce = models.CharField(max_length=64, blank=True, default="")
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["table", "position"], name="seat_unique_position")]
@@ -79,7 +87,13 @@ class Seat(models.Model):
 
 class Game(models.Model):
     """One round. ``state`` is the engine's state without its rules (they are in ``rules``, once;
-    see :meth:`engine_state`); ``seed`` and the state are secret."""
+    see :meth:`engine_state`); ``seed`` and the state are secret until the round is over.
+
+    A fair round keeps the server seed in ``seed``, its SHA-256 in ``commitment`` and each game
+    seat's entropy in ``entropy``; it is dealt from ``engine.deal_seed(seed, entropy values)``. A
+    practice round (a chosen ``seed`` or a ``setup``) has ``practice`` set and never counts. Rounds
+    from before fair dealing have neither (``entropy`` null): they are dealt from ``seed`` itself.
+    """
 
     STATUS = [("active", "active"), ("finished", "finished")]
 
@@ -87,6 +101,10 @@ class Game(models.Model):
     number = models.PositiveIntegerField()
     rules = models.JSONField()
     seed = models.CharField(max_length=128)
+    practice = models.BooleanField(default=False)
+    commitment = models.CharField(max_length=64, blank=True, default="")
+    #: Per game seat: {"value": the string mixed in, "source": "player" | "server"}; null before fair dealing.
+    entropy = models.JSONField(null=True, blank=True)
     #: The practice deal (hands, starter, stock, first) when the round started from a setup.
     setup = models.JSONField(null=True, blank=True)
     first = models.PositiveSmallIntegerField(default=0)
@@ -110,6 +128,13 @@ class Game(models.Model):
 
     def __str__(self) -> str:
         return f"Game {self.pk} (table {self.table_id} round {self.number}, v{self.version})"
+
+    def deal_seed(self) -> str:
+        """The seed the deck was shuffled from: mixed from the server seed and the seats' entropy in a
+        fair round, the seed itself in a practice round or one from before fair dealing."""
+        if self.entropy is None:
+            return self.seed
+        return engine.deal_seed(self.seed, [part["value"] for part in self.entropy])
 
     def engine_state(self) -> engine.GameState:
         """The snapshot as the engine's state, with this round's rules."""

@@ -2,7 +2,8 @@
 
 Every card a caller gets passes through the engine's ``player_view`` (own hand, counts for the
 others) or ``redact_events`` (the one redaction of events): the raw state, the seed and the
-stock order never leave this module.
+stock order never leave this module while a round runs (the seed is revealed once it is over,
+``games.fairness``), and a table's next server seed never does (only its commitment).
 """
 
 from __future__ import annotations
@@ -10,11 +11,12 @@ from __future__ import annotations
 from typing import Any
 
 from django.db.models import Prefetch, Q
+from django.utils.translation import gettext_lazy as _
 
-from games import engine, sql
+from games import engine, fairness, sql
 from games.ledger import initial_state
 from games.models import Game, Move, Player, Seat, Table
-from maumau.errors import NotFoundError, PermissionDeniedError
+from maumau.errors import ConflictError, NotFoundError, PermissionDeniedError
 from scoring.models import League
 
 EVENTS_PAGE_MAX = 1000
@@ -34,7 +36,7 @@ def player_brief(player: Player) -> dict[str, Any]:
 def _tables_query() -> Any:
     return Table.objects.select_related("host").prefetch_related(
         Prefetch("seats", queryset=Seat.objects.select_related("player").order_by("position")),
-        Prefetch("games", queryset=Game.objects.filter(status="active").only("id", "table_id", "status"),
+        Prefetch("games", queryset=Game.objects.filter(status="active").only("id", "table_id", "status", "practice"),
                  to_attr="active_games"),
     )
 
@@ -43,7 +45,7 @@ def table_data(table: Table) -> dict[str, Any]:
     seats = list(table.seats.all())
     active = getattr(table, "active_games", None)
     if active is None:
-        active = list(table.games.filter(status="active").only("id"))
+        active = list(table.games.filter(status="active").only("id", "practice"))
     return {
         "id": table.pk,
         "host": player_brief(table.host),
@@ -60,10 +62,14 @@ def table_data(table: Table) -> dict[str, Any]:
                 "player": player_brief(s.player),
                 "bot_controlled": s.bot_controlled,
                 "left": s.left,
+                "entropy": {"value": s.entropy, "source": "player"} if s.entropy
+                else {"value": s.nonce, "source": "server"},
             }
             for s in seats
         ],
+        "next_commitment": table.next_commitment or None,
         "current_game": active[0].pk if active else None,
+        "current_game_practice": active[0].practice if active else None,
         "created_at": _iso(table.created_at),
     }
 
@@ -172,6 +178,8 @@ def game_view(game: Game, state: engine.GameState, seats: list[Seat], viewer: in
             "hermann_deadline": _iso(game.hermann_deadline) if active else None,
             "legal_actions": engine.legal_actions(state, viewer) if active and viewer is not None else [],
             "result": result,
+            "practice": game.practice,
+            "deal": fairness.deal_data(game),
         }
     )
     return view
@@ -209,8 +217,21 @@ def events_for_player(*, game: Game, viewer: int | None, after: int = 0, limit: 
         "game": game.pk,
         "version": game.version,
         "status": game.status,
+        "practice": game.practice,
         "revealed": reveal,
         "deal": deal,
         "moves": [move_data(m, viewer, reveal) for m in moves],
         "next_after": moves[-1].seq if moves else after,
     }
+
+
+def fairness_for_player(*, game_id: int, player: Player) -> dict[str, Any]:
+    """The deal's check for one of the round's players once it is over (it reveals the seed and
+    every hand); 404 for anyone else, as if the round did not exist, and 409 while it runs."""
+    game, table_seats = game_with_seats(game_id=game_id)
+    if not any(seat.player_id == player.pk for seat in game.seats_in_order(table_seats)):
+        raise NotFoundError()
+    if game.status != "finished":
+        raise ConflictError("table_state", _("The server seed is revealed when the round is over."),
+                            details={"reason": "round_running"})
+    return fairness.deal_report(game)

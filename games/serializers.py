@@ -41,6 +41,30 @@ class TableCreateSerializer(StrictSerializer):
     league = serializers.IntegerField(required=False, allow_null=True, min_value=1)
 
 
+ENTROPY_HELP = ("Your entropy for the table's next fair round: 1 to 64 printable ASCII characters without "
+                "spaces, mixed into the deal with the server seed committed in `next_commitment`.")
+
+
+class EntropyField(serializers.CharField):
+    """A string as sent (a number is not turned into one): it is hashed as it is."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(trim_whitespace=False, min_length=1, max_length=64, help_text=ENTROPY_HELP, **kwargs)
+
+    def to_internal_value(self, data: Any) -> str:
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class TableJoinSerializer(StrictSerializer):
+    entropy = EntropyField(required=False)
+
+
+class EntropySerializer(StrictSerializer):
+    entropy = EntropyField()
+
+
 class BotAddSerializer(StrictSerializer):
     level = serializers.ChoiceField(choices=["random", "basic"], default="basic")
 
@@ -57,11 +81,19 @@ class RoundStartSerializer(StrictSerializer):
     setup = serializers.JSONField(required=False, allow_null=True, help_text="A fixed deal, see SetupSerializer.")
 
 
+class SeatEntropySerializer(serializers.Serializer):
+    value = serializers.CharField()
+    source = serializers.ChoiceField(choices=["player", "server"],
+                                     help_text="`player`: given by the seat's player; `server`: the nonce "
+                                               "recorded when the seat was taken.")
+
+
 class SeatSerializer(serializers.Serializer):
     position = serializers.IntegerField()
     player = PlayerBriefSerializer()
     bot_controlled = serializers.BooleanField()
     left = serializers.BooleanField()
+    entropy = SeatEntropySerializer(help_text="What this seat mixes into the next fair deal.")
 
 
 class TableSerializer(serializers.Serializer):
@@ -75,7 +107,12 @@ class TableSerializer(serializers.Serializer):
     rounds_started = serializers.IntegerField()
     free_seats = serializers.IntegerField()
     seats = SeatSerializer(many=True)
+    next_commitment = serializers.CharField(allow_null=True,
+                                            help_text="SHA-256 (hex) of the secret server seed of the next "
+                                                      "fair round, revealed after that round.")
     current_game = serializers.IntegerField(allow_null=True)
+    current_game_practice = serializers.BooleanField(allow_null=True,
+                                                     help_text="Whether the running round is practice.")
     created_at = serializers.DateTimeField()
 
 
@@ -116,6 +153,19 @@ class GamePlayerSerializer(serializers.Serializer):
     bot = serializers.BooleanField()
 
 
+class DealEntropySerializer(SeatEntropySerializer):
+    seat = serializers.IntegerField()
+
+
+class DealSerializer(serializers.Serializer):
+    practice = serializers.BooleanField(help_text="A chosen seed or setup: never counted.")
+    kind = serializers.ChoiceField(choices=["fair", "practice", "seed"],
+                                   help_text="`fair`: commit and reveal; `seed`: a round from before fair dealing.")
+    commitment = serializers.CharField(allow_null=True, help_text="SHA-256 (hex) of the server seed.")
+    entropy = DealEntropySerializer(many=True, allow_null=True, help_text="Per game seat, mixed into the deal.")
+    seed = serializers.CharField(allow_null=True, help_text="The server seed, revealed when the round is over.")
+
+
 class GameViewSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     table = serializers.IntegerField()
@@ -136,6 +186,8 @@ class GameViewSerializer(serializers.Serializer):
     deadline = serializers.DateTimeField(allow_null=True)
     hermann_deadline = serializers.DateTimeField(allow_null=True)
     result = serializers.DictField(allow_null=True)
+    practice = serializers.BooleanField(help_text="A chosen seed or setup: never counted.")
+    deal = DealSerializer()
 
 
 class MoveResultSerializer(GameViewSerializer):
@@ -156,8 +208,30 @@ class LedgerSerializer(serializers.Serializer):
     game = serializers.IntegerField()
     version = serializers.IntegerField()
     status = serializers.CharField()
+    practice = serializers.BooleanField(help_text="A chosen seed or setup: never counted.")
     revealed = serializers.BooleanField(help_text="True after the round: every hand is shown (full replay).")
     deal = serializers.DictField(allow_null=True, help_text="The deal (own hand, counts for others) when after=0.")
     moves = LedgerMoveSerializer(many=True)
     next_after = serializers.IntegerField(help_text="Pass as `after` to read on.")
 
+
+
+class FairnessChecksSerializer(serializers.Serializer):
+    commitment = serializers.BooleanField(allow_null=True,
+                                          help_text="SHA-256 of `seed` is `commitment` (null: no commitment).")
+    ledger = serializers.BooleanField(help_text="Replayed from this deal, every ledger row's events, the hash "
+                                                "chain and the final snapshot agree.")
+    rows = serializers.IntegerField(help_text="Ledger rows checked.")
+
+
+class FairnessSerializer(DealSerializer):
+    game = serializers.IntegerField()
+    table = serializers.IntegerField()
+    number = serializers.IntegerField()
+    scheme = serializers.CharField(allow_null=True, help_text="`maumau-deal/1` for a fair round.")
+    deal_seed = serializers.CharField(help_text='SHA-256 (hex) of the JSON array ["maumau-deal/1", seed, '
+                                                '[entropy values by seat]] (no spaces); the deck is shuffled from it.')
+    deal = serializers.DictField(allow_null=True, help_text="Every hand, the starter and the stock as dealt.")
+    checks = FairnessChecksSerializer()
+    problems = serializers.ListField(child=serializers.CharField())
+    verified = serializers.BooleanField()

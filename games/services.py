@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import random
+import re
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -26,7 +27,7 @@ from django.utils.translation import gettext_lazy as _
 from rest_framework.authtoken.models import Token
 
 from games import engine, sql, tasks
-from games.ledger import move_hash, move_row
+from games.ledger import ledger_genesis, move_hash, move_row
 from games.models import Game, IdempotencyRecord, Move, Player, Seat, Table
 from games.rule_messages import rule_message
 from games.rule_sets import rule_set_from
@@ -45,6 +46,9 @@ from streams import services as stream_services
 
 #: A request's bots may make at most this many moves (max_turns ends any game long before).
 BOT_MOVE_LIMIT = 20_000
+#: A player's entropy: 1 to 64 printable ASCII characters without spaces, so it reads and hashes the same
+#: everywhere (no Unicode normalization, no trimming) and fits its column.
+ENTROPY = re.compile(r"[\x21-\x7e]{1,64}")
 
 
 # --- players ---------------------------------------------------------------------------------
@@ -94,11 +98,27 @@ def table_create(
                 details={"field": "league", "league_rules": league.rules},
             )
     with transaction.atomic():
-        table = Table.objects.create(
-            host=host, rules=rule_set.name, options=rule_set.to_json(), max_players=max_players, league=league
-        )
-        Seat.objects.create(table=table, position=0, player=host)
+        table = Table(host=host, rules=rule_set.name, options=rule_set.to_json(), max_players=max_players,
+                      league=league)
+        _next_seed_draw(table)
+        table.save()
+        Seat.objects.create(table=table, position=0, player=host, nonce=secrets.token_hex(16))
     return table
+
+
+def _next_seed_draw(table: Table) -> None:
+    """A fresh secret server seed for the table's next fair round, committed now: its SHA-256 is in
+    the table view before anyone's entropy for that round is final (see ``round_start``)."""
+    table.next_seed = secrets.token_hex(32)
+    table.next_commitment = engine.seed_commitment(table.next_seed)
+
+
+def entropy_checked(entropy: Any) -> str:
+    """A player's entropy as given, or 400 naming the field."""
+    if not isinstance(entropy, str) or not ENTROPY.fullmatch(entropy):
+        raise ValidationFailed(details={"field": "entropy",
+                                        "reason": "1 to 64 printable ASCII characters without spaces"})
+    return entropy
 
 
 def _table_locked(table_id: int) -> Table:
@@ -126,16 +146,20 @@ def _active_game(table: Table) -> Game | None:
     return table.games.filter(status="active").order_by("-number").first()
 
 
-def _seat_add(table: Table, position: int, player: Player, *, bot_controlled: bool = False) -> Seat:
-    """A new seat; the people already at the table are told once it commits."""
-    seat = Seat.objects.create(table=table, position=position, player=player, bot_controlled=bot_controlled)
+def _seat_add(table: Table, position: int, player: Player, *, bot_controlled: bool = False,
+              entropy: str = "") -> Seat:
+    """A new seat with its server nonce; the people already at the table are told once it commits."""
+    seat = Seat.objects.create(table=table, position=position, player=player, bot_controlled=bot_controlled,
+                               entropy=entropy, nonce=secrets.token_hex(16))
     transaction.on_commit(functools.partial(stream_services.player_joined, seat_id=seat.pk), robust=True)
     return seat
 
 
-def table_join(*, table_id: int, player: Player) -> Table:
+def table_join(*, table_id: int, player: Player, entropy: str | None = None) -> Table:
     """Take the next free seat (from the next round on if one is running); a leaver, or a person a bot
-    stood in for after timeouts, takes their seat back."""
+    stood in for after timeouts, takes their seat back. ``entropy`` is mixed into the next fair deal."""
+    if entropy is not None:
+        entropy = entropy_checked(entropy)
     with transaction.atomic():
         table = _table_locked(table_id)
         if table.status == "closed":
@@ -146,7 +170,8 @@ def table_join(*, table_id: int, player: Player) -> Table:
             if mine.bot_controlled and not player.is_bot:  # a bot took over after timeouts: take it back
                 mine.bot_controlled = False
                 mine.consecutive_timeouts = 0
-                mine.save(update_fields=["bot_controlled", "consecutive_timeouts"])
+                mine.entropy = entropy or mine.entropy
+                mine.save(update_fields=["bot_controlled", "consecutive_timeouts", "entropy"])
                 return table
             raise ConflictError("already_seated", details={"position": mine.position})
         if sum(1 for s in seats if not s.left) >= table.max_players:
@@ -154,9 +179,26 @@ def table_join(*, table_id: int, player: Player) -> Table:
         if mine is not None:
             mine.left = False
             mine.bot_controlled = False
-            mine.save(update_fields=["left", "bot_controlled"])
+            mine.entropy = entropy or mine.entropy
+            mine.save(update_fields=["left", "bot_controlled", "entropy"])
         else:
-            _seat_add(table, max((s.position for s in seats), default=-1) + 1, player)
+            _seat_add(table, max((s.position for s in seats), default=-1) + 1, player, entropy=entropy or "")
+    return table
+
+
+def seat_entropy_set(*, table_id: int, player: Player, entropy: Any) -> Table:
+    """The caller's entropy for the table's next fair round (any time before it starts; a round
+    uses it up). Set it after the last seat was taken: see ``round_start`` for why."""
+    entropy = entropy_checked(entropy)
+    with transaction.atomic():
+        table = _table_locked(table_id)
+        if table.status == "closed":
+            raise ConflictError("table_state", details={"reason": "table_closed"})
+        mine = table.seats.filter(player=player, left=False).first()
+        if mine is None:
+            raise PermissionDeniedError(message=_("You are not seated at this table."))
+        mine.entropy = entropy
+        mine.save(update_fields=["entropy"])
     return table
 
 
@@ -228,10 +270,37 @@ def _setup_args(setup: Any, players: int) -> dict[str, Any]:
 
 
 def round_start(*, table_id: int, player: Player, seed: Any = None, setup: Any = None) -> Game:
-    """The host starts the first round or the next one ("Nochmal!"), opened by the next seat."""
+    """The host starts the first round or the next one ("Nochmal!"), opened by the next seat.
+
+    Without ``seed`` or ``setup`` the round is dealt fairly, by commit and reveal, so that neither
+    the server nor any one player chooses the deal alone:
+
+    - The table holds the secret server seed of its next round, drawn when the table was opened or
+      the round before it started; its SHA-256 (``next_commitment``) is in the table view from then on.
+    - Every seated player may set their own entropy (on joining, or ``POST .../entropy``) after seeing
+      that commitment; a seat that gave none mixes in the server nonce recorded when it was taken.
+    - The deck is shuffled from ``engine.deal_seed(server seed, every seat's entropy)``; the round shows
+      the commitment and the entropy, and reveals the server seed when it is over.
+
+    Ordering is what makes it fair. The server seed is fixed before any entropy that is set after the
+    commitment was shown, so the server cannot grind seeds against it; a player does not know the
+    server seed, so their entropy cannot steer the deal either. A player's entropy is used up by the
+    round (set it anew for the next one): entropy kept from before the next commitment was drawn would
+    let the server choose that seed knowing it. A server nonce gives no such guarantee (the server
+    chose it), and neither does entropy set before a later seat was taken (the server chose that
+    seat's nonce knowing it): a player who wants the guarantee sets entropy after the last join.
+
+    A chosen ``seed`` or ``setup`` is practice: marked so everywhere, never counted, refused at a
+    league table; it leaves the table's committed seed and the players' entropy for the next fair round.
+    """
     with transaction.atomic():
         table = _table_of_host(table_id, player)
         scoring_services.league_assert_open(league=table.league)  # a finished league takes no more rounds
+        practice = seed is not None or setup is not None
+        if practice and table.league_id is not None:
+            raise ConflictError("table_state", _("A league round is dealt fairly: a chosen seed or setup is "
+                                                 "for practice at a table outside a league."),
+                                details={"reason": "practice_in_league", "league": table.league_id})
         if table.games.filter(status="active").exists():
             raise ConflictError("table_state", _("A round is running at this table."),
                                 details={"reason": "round_running"})
@@ -241,36 +310,63 @@ def round_start(*, table_id: int, player: Player, seed: Any = None, setup: Any =
             raise ConflictError("table_state", _("Not enough players at the table."),
                                 details={"reason": "not_enough_players", "min_players": rules.min_players})
         players = len(seats)
-        if seed is None:
-            seed = secrets.token_hex(32)
-        elif isinstance(seed, bool) or not isinstance(seed, (int, str)) or not str(seed):
-            raise ValidationFailed(details={"field": "seed", "reason": "an integer or a string"})
-        seed = str(seed)
-        try:
-            if setup is not None:
-                args = _setup_args(setup, players)
-                state = engine.new_game_from_setup(rules, players=players, seed=seed, **args)
-                first = args["first"]
-            else:
-                first = table.rounds_started % players
-                state = engine.new_game(rules, players=players, seed=seed, first=first)
-        except engine.SetupError as exc:
-            raise ValidationFailed(message=_("This deal is not possible."),
-                                   details={"field": "setup", "reason": str(exc)}) from exc
-        game = Game(table=table, number=table.rounds_started + 1, rules=rules.to_json(), seed=seed, setup=setup,
-                    first=first, positions=[s.position for s in seats], turn=state.turn)
+        game = Game(table=table, number=table.rounds_started + 1, rules=rules.to_json(), setup=setup,
+                    practice=practice, positions=[s.position for s in seats])
+        game.first = table.rounds_started % players
+        if practice:
+            state = _practice_deal(game, rules, players, seed, setup)
+        else:
+            state = _fair_deal(game, table, seats, rules)
+        game.turn = state.turn
         game.state_set(state)
+        game.ledger_head = ledger_genesis(game)
         _deadlines_set(game, state, timezone.now(), turn_passed=True)
         game.save()
         table.rounds_started += 1
         table.status = "playing"
-        table.save(update_fields=["rounds_started", "status"])
+        table.save(update_fields=["rounds_started", "status", "next_seed", "next_commitment"])
         transaction.on_commit(functools.partial(stream_services.round_started, game_id=game.pk), robust=True)
         tasks.clock_tasks_schedule(game)
         if any(s.bot_controlled for s in seats):
             move_submit(game_id=game.pk, actor="bot", action=None)
             game.refresh_from_db()
     return game
+
+
+def _practice_deal(game: Game, rules: engine.RuleSet, players: int, seed: Any, setup: Any) -> engine.GameState:
+    """The host's chosen seed or setup (a setup's reshuffles still come from a secret seed)."""
+    if seed is None:
+        seed = secrets.token_hex(32)
+    elif isinstance(seed, bool) or not isinstance(seed, (int, str)) or not str(seed):
+        raise ValidationFailed(details={"field": "seed", "reason": "an integer or a string"})
+    game.seed = str(seed)
+    try:
+        if setup is not None:
+            args = _setup_args(setup, players)
+            game.first = args["first"]
+            return engine.new_game_from_setup(rules, players=players, seed=game.seed, **args)
+        return engine.new_game(rules, players=players, seed=game.seed, first=game.first)
+    except engine.SetupError as exc:
+        raise ValidationFailed(message=_("This deal is not possible."),
+                               details={"field": "setup", "reason": str(exc)}) from exc
+
+
+def _fair_deal(game: Game, table: Table, seats: list[Seat], rules: engine.RuleSet) -> engine.GameState:
+    """Deal from the table's committed server seed and every seat's entropy; draw and commit the next
+    round's seed, and use up the entropy the players gave (see ``round_start``)."""
+    if not table.next_seed:  # a table written without one (not through table_create): committed only now
+        _next_seed_draw(table)
+    for seat in seats:
+        if not seat.nonce:
+            seat.nonce = secrets.token_hex(16)
+            seat.save(update_fields=["nonce"])
+    game.seed, game.commitment = table.next_seed, table.next_commitment
+    game.entropy = [{"value": s.entropy, "source": "player"} if s.entropy else {"value": s.nonce, "source": "server"}
+                    for s in seats]
+    state = engine.new_game(rules, players=len(seats), seed=game.deal_seed(), first=game.first)
+    _next_seed_draw(table)
+    Seat.objects.filter(pk__in=[s.pk for s in seats if s.entropy]).update(entropy="")
+    return state
 
 
 def _deadlines_set(game: Game, state: engine.GameState, now: datetime, turn_passed: bool) -> None:
@@ -523,8 +619,9 @@ def _timeout_streak_count(locked: LockedRound) -> None:
 def _bots_play(locked: LockedRound) -> None:
     """Seated bots act until a person is on turn or the round ends, under the caller's lock.
 
-    The generator of each bot move is seeded from the game's secret seed and its version, so a bot
-    game is reproducible and its choices cannot be predicted from outside.
+    The generator of each bot move is seeded by an HMAC of the round's secret seed and its version
+    (``engine.bot_seed``), so a bot game is reproducible from the seed revealed after the round, and
+    its choices cannot be predicted from anything a player sees while it runs.
     """
     for _step in range(BOT_MOVE_LIMIT):
         state = locked.state
@@ -542,7 +639,7 @@ def _bots_play(locked: LockedRound) -> None:
         turn = locked.state.turn
         if turn is not None and locked.seats[turn].bot_controlled:
             level = locked.seats[turn].player.bot_level or "basic"
-            generator = random.Random(f"{locked.game.seed}:{locked.game.version}")
+            generator = random.Random(engine.bot_seed(locked.game.seed, locked.game.version))
             choice = engine.choose_bot_action(locked.state, turn, level, generator)  # None when it may not act
             if choice is not None:
                 acted = _bot_apply(locked, turn, choice) or acted

@@ -11,9 +11,11 @@ urlpatterns = [
     path("tables/<int:table_id>", apis.TableDetailApi.as_view(), name="table-detail"),
     path("tables/<int:table_id>/join", apis.TableJoinApi.as_view(), name="table-join"),
     path("tables/<int:table_id>/leave", apis.TableLeaveApi.as_view(), name="table-leave"),
+    path("tables/<int:table_id>/entropy", apis.TableEntropyApi.as_view(), name="table-entropy"),
     path("tables/<int:table_id>/bots", apis.TableBotApi.as_view(), name="table-bots"),
     path("tables/<int:table_id>/rounds", apis.RoundStartApi.as_view(), name="table-rounds"),
     path("games/<int:game_id>", apis.GameDetailApi.as_view(), name="game-detail"),
     path("games/<int:game_id>/actions", apis.GameActionApi.as_view(), name="game-actions"),
     path("games/<int:game_id>/events", apis.GameEventsApi.as_view(), name="game-events"),
+    path("games/<int:game_id>/fairness", apis.GameFairnessApi.as_view(), name="game-fairness"),
 ]

@@ -65,9 +65,11 @@ class League(models.Model):
 class RoundResult(models.Model):
     """One finished round (game): the header row of the results ledger.
 
-    `counted` is False only for a round that ended after its league was already finished
+    `counted` is False for a round that ended after its league was already finished
     (it started before the limit was reached): it stays in the ledger but the frozen
-    standings do not move.
+    standings do not move. It is False for a `practice` round too (a chosen seed or setup):
+    such a round is recorded and shown, marked, but never counts in standings, scoreboards'
+    totals, statistics or (later) ratings, which read `practice` to leave it out.
     """
 
     game = models.OneToOneField("games.Game", on_delete=models.PROTECT, related_name="round_result")
@@ -82,6 +84,7 @@ class RoundResult(models.Model):
     )
     multiplier = models.PositiveIntegerField(default=1)
     counted = models.BooleanField(default=True)
+    practice = models.BooleanField(default=False)
     finished_at = models.DateTimeField()
 
     class Meta:
@@ -112,6 +115,8 @@ class PlayerResult(models.Model):
     points = models.PositiveIntegerField()
     won = models.BooleanField(default=False)
     multiplier_bonus = models.PositiveIntegerField(default=0)
+    #: The round's `practice` mark, repeated so that totals leave practice out reading one table.
+    practice = models.BooleanField(default=False)
     finished_at = models.DateTimeField()
 
     class Meta:

@@ -5,6 +5,9 @@ Order ("best first") follows the rule set's scoring:
 - `wins` (tavern): most wins first (only wins count);
 - `ranking` (classic): most wins first, then fewest points (the card points left in hand).
 Players with an equal sort key share a position (1, 1, 3 ...).
+
+Practice rounds (a chosen seed or setup) are in a player's history, marked `practice`, and counted
+apart as `practice_rounds`; they never count in a scoreboard's or a player's totals.
 """
 
 from __future__ import annotations
@@ -95,12 +98,13 @@ def league_standings(*, league: League) -> list[dict[str, Any]]:
 def table_scoreboard(*, table: Any) -> dict[str, Any]:
     """Rounds, wins and points per player of one table ("Nochmal!" rooms), best first.
 
-    Seated players who have not finished a round yet are listed with zeros.
+    Seated players who have not finished a round yet are listed with zeros; practice rounds are
+    only counted apart (`practice_rounds`).
     """
     scoring = str((table.options or {}).get("scoring") or "")
     totals = {
         row["player_id"]: row
-        for row in PlayerResult.objects.filter(table_id=table.pk)
+        for row in PlayerResult.objects.filter(table_id=table.pk, practice=False)
         .values("player_id", "player__name", "player__is_bot")
         .annotate(
             rounds=Count("id"),
@@ -133,29 +137,34 @@ def table_scoreboard(*, table: Any) -> dict[str, Any]:
         for row in totals.values()
     ]
     lines.sort(key=lambda line: (_sort_key(scoring, line), line["player"]["name"], line["player"]["id"]))
+    rounds = dict(RoundResult.objects.filter(table_id=table.pk).values_list("practice").annotate(Count("id")))
     return {
         "table": table.pk,
         "rules": table.rules,
         "scoring": scoring,
-        "rounds": RoundResult.objects.filter(table_id=table.pk).count(),
+        "rounds": rounds.get(False, 0),
+        "practice_rounds": rounds.get(True, 0),
         "players": _with_positions(scoring, lines),
     }
 
 
 def player_stats(*, player: Any) -> dict[str, Any]:
-    """Rounds, wins, win rate and points of one player, overall and per rule set (one query)."""
+    """Rounds, wins, win rate and points of one player, overall and per rule set, practice left out
+    (counted apart); one query."""
     per_rules = {
-        row["rules"]: row
+        (row["rules"], row["practice"]): row
         for row in PlayerResult.objects.filter(player_id=player.pk)
-        .values("rules")
+        .values("rules", "practice")
         .annotate(
             rounds=Count("id"),
             wins=Count("id", filter=Q(won=True)),
             points=Sum("points"),
             multiplier_bonus=Sum("multiplier_bonus"),
         )
-        .order_by("rules")
+        .order_by("rules", "practice")
     }
+    practice_rounds = sum(row["rounds"] for (_rules, practice), row in per_rules.items() if practice)
+    per_rules = {rules: row for (rules, practice), row in per_rules.items() if not practice}
 
     def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
         rounds = sum(row["rounds"] for row in rows)
@@ -172,6 +181,7 @@ def player_stats(*, player: Any) -> dict[str, Any]:
 
     return {
         "player": _player(player.pk, player.name, player.is_bot),
+        "practice_rounds": practice_rounds,
         "overall": summary(list(per_rules.values())),
         "by_rules": {
             rules: summary([per_rules[rules]] if rules in per_rules else []) for rules in ("classic", "tavern", "house")

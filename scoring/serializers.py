@@ -92,7 +92,8 @@ class ScoreboardOutput(serializers.Serializer):
     table = serializers.IntegerField()
     rules = serializers.CharField()
     scoring = serializers.CharField()
-    rounds = serializers.IntegerField(help_text="Rounds finished at this table.")
+    rounds = serializers.IntegerField(help_text="Rounds finished at this table (practice rounds left out).")
+    practice_rounds = serializers.IntegerField(help_text="Practice rounds (a chosen seed or setup): never counted.")
     players = ScoreboardLine(many=True)
 
 
@@ -113,6 +114,7 @@ class StatsByRules(serializers.Serializer):
 
 class StatsOutput(serializers.Serializer):
     player = PlayerRef()
+    practice_rounds = serializers.IntegerField(help_text="Practice rounds played: left out of every total.")
     overall = StatsSummary()
     by_rules = StatsByRules()
 
@@ -131,6 +133,7 @@ class HistoryLine(serializers.Serializer):
     multiplier = serializers.IntegerField()
     points = serializers.IntegerField()
     won = serializers.BooleanField()
+    practice = serializers.BooleanField(help_text="A practice round (a chosen seed or setup): never counted.")
     finished_at = serializers.DateTimeField()
 
 

@@ -95,7 +95,8 @@ def round_result_record(*, game: Any, seat_players: dict[int, int] | None = None
         seat_players = {seat: position_players[position] for seat, position in enumerate(game.positions)}
     round_multiplier = result["multiplier"]
     finished_at = game.finished_at or timezone.now()
-    counted = league is None or league.status == League.STATUS_ACTIVE
+    practice = bool(game.practice)
+    counted = not practice and (league is None or league.status == League.STATUS_ACTIVE)
 
     round_result = RoundResult(
         game=game,
@@ -108,6 +109,7 @@ def round_result_record(*, game: Any, seat_players: dict[int, int] | None = None
         winner_id=seat_players.get(result["winner"]),
         multiplier=round_multiplier,
         counted=counted,
+        practice=practice,
         finished_at=finished_at,
     )
     round_result.save()
@@ -137,6 +139,7 @@ def player_results(*, round_result: RoundResult, result: dict[str, Any], seat_pl
             points=line["points"],
             won=bool(line["won"]),
             multiplier_bonus=result["multiplier"] - 1 if line["won"] else 0,
+            practice=round_result.practice,
             finished_at=finished_at,
         )
         for line in result["players"]
@@ -188,10 +191,13 @@ class Replay:
 
 
 def standings_replay(*, league: League) -> Replay:
-    """Replay a league's ledger: sum every round up to and including the one that finished it."""
+    """Replay a league's ledger: sum every round up to and including the one that finished it.
+    Practice rounds never count (a league refuses them; one written all the same stays out)."""
     replay = Replay()
+    for round_id in RoundResult.objects.filter(league=league, practice=True).values_list("id", flat=True):
+        replay.counted[round_id] = False
     rows = (
-        PlayerResult.objects.filter(league=league)
+        PlayerResult.objects.filter(league=league, practice=False)
         .order_by("round_id", "seat")
         .values_list("round_id", "player_id", "won", "points", "multiplier_bonus", "rank", "seat", "finished_at")
     )

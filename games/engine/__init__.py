@@ -6,13 +6,15 @@ bots and the turn clock choose through :func:`legal_actions`, and every response
 :mod:`~games.engine.engine` (the deal and the turn), :mod:`~games.engine.legality` (what may be
 played), :mod:`~games.engine.effects` (what each card does), :mod:`~games.engine.calls` ("Mau",
 "Pik", "Hermann"), :mod:`~games.engine.moves` (listing the legal actions), :mod:`~games.engine.scoring`;
-the options and presets are in :mod:`~games.engine.rules`, the events in :mod:`~games.engine.events`.
+the options and presets are in :mod:`~games.engine.rules`, the events in :mod:`~games.engine.events`,
+the fair deal's hashes in :mod:`~games.engine.fairness`.
 """
 
 from .actions import ActionError, parse_action
 from .bots import choose_bot_action
 from .cards import build_deck, card_names, is_card_code
 from .engine import SetupError, apply, new_game, new_game_from_setup, penalize_illegal
+from .fairness import bot_seed, deal_seed, seed_commitment
 from .legality import IllegalAction
 from .moves import legal_actions
 from .rules import PRESETS, RuleSet, RulesError
@@ -28,10 +30,12 @@ __all__ = [
     "RulesError",
     "SetupError",
     "apply",
+    "bot_seed",
     "build_deck",
     "card_names",
     "choose_bot_action",
     "deal_event",
+    "deal_seed",
     "is_card_code",
     "legal_actions",
     "new_game",
@@ -41,4 +45,5 @@ __all__ = [
     "player_view",
     "redact_event",
     "redact_events",
+    "seed_commitment",
 ]

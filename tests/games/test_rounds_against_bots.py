@@ -3,10 +3,12 @@
 The security scan: after every response, every card code in it must be one the caller may know:
 their own hand (now or before), or a card that has been face up on the discard pile. Other hands
 and the stock are hidden. The same holds for every ledger entry the caller reads while the round runs.
+In a fair round no response shows the server seed, the deal seed or the table's next server seed.
 """
 
 from __future__ import annotations
 
+import json
 import random
 from typing import Any
 
@@ -33,23 +35,34 @@ class Scanner:
         others = {c for i, hand in enumerate(state["hands"]) if i != self.seat for c in hand}
         return (others | set(state["stock"])) - self.known
 
+    def secrets(self) -> set[str]:
+        """The seeds nobody may see while the round runs (a practice seed is the host's own)."""
+        game = Game.objects.select_related("table").get(pk=self.game_id)
+        if game.practice:
+            return {game.table.next_seed}
+        return {game.seed, game.deal_seed(), game.table.next_seed}
+
     def check(self, body: Any, what: str) -> None:
         leaked = cards_in(body) & self.hidden()
         assert not leaked, f"{what} shows hidden cards {sorted(leaked)}"
+        text = json.dumps(body)
+        assert not [secret for secret in self.secrets() if secret in text], f"{what} shows a secret seed"
         self.checked += 1
 
 
-@pytest.mark.parametrize(("rules", "seed"), [("classic", 1), ("tavern", 2), ("house", 3)])
-def test_a_person_plays_a_round_against_bots_to_the_end(make_table, rules: str, seed: int) -> None:
+@pytest.mark.parametrize(("rules", "seed"), [("classic", 1), ("tavern", 2), ("house", 3), ("house", None)])
+def test_a_person_plays_a_round_against_bots_to_the_end(make_table, rules: str, seed: int | None) -> None:
     table = make_table(rules)
     assert table.bot("basic").status_code == 201
     assert table.bot("random").status_code == 201
-    started = table.start(seed=seed)
+    started = table.start() if seed is None else table.start(seed=seed)  # None: a fair deal
     assert started.status_code == 201
     game = started.json()
     gid, person = game["id"], table.host
     scan = Scanner(gid, 0)
     scan.check(game, "the round's start")
+    scan.check(person.get(f"/api/v1/tables/{table.id}").json(), "the table view")
+    assert person.get(f"/api/v1/games/{gid}/fairness").status_code == 409
     rng = random.Random(seed)
     for _ in range(3000):
         response = person.get(f"/api/v1/games/{gid}")

@@ -99,3 +99,16 @@ def client_for(player: Player) -> Any:
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
     return client
+
+
+def deal_fixed(monkeypatch: Any, setup: dict[str, Any]) -> None:
+    """Make every fair deal of this test the given one, so a league table (which refuses a chosen
+    setup) deals known hands: the engine's shuffle is replaced for the test, for the round and its replay
+    alike; the round stays a fair, counted one."""
+    from games import engine
+
+    def dealt(rules: RuleSet, players: int, seed: str | int, first: int = 0) -> Any:
+        return engine.new_game_from_setup(rules, players=players, hands=setup["hands"], starter=setup["starter"],
+                                          stock=setup["stock"], first=setup.get("first", 0), seed=seed)
+
+    monkeypatch.setattr(engine, "new_game", dealt)

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from django.db import connection, transaction
-from scoring_helpers import finish_game, points_result, table_for
+from scoring_helpers import deal_fixed, finish_game, points_result, table_for
 
 from games import services as games_services
 from games.engine import build_deck, legal_actions
@@ -127,7 +127,7 @@ def test_two_rounds_crossing_the_limit_together_finish_the_league_once(players, 
     assert league_standings_recompute(league_id=league.pk, write=False) == []
 
 
-def test_last_moves_submitted_together_at_two_league_tables_are_both_scored():
+def test_last_moves_submitted_together_at_two_league_tables_are_both_scored(monkeypatch):
     """The real path: two hosts' winning moves go through move_submit at the same moment."""
     league_players = [games_services.player_create(name=name)[0] for name in ("Ada", "Bert", "Cleo", "Dora")]
     ada, bert, cleo, dora = league_players
@@ -139,10 +139,10 @@ def test_last_moves_submitted_together_at_two_league_tables_are_both_scored():
         tables.append((table, host))
     hands, starter = [["5H"], ["X1"]], "5C"  # the host goes out at once, the guest keeps a joker: 50
     stock = [card for card in build_deck("french52", 3) if card not in {"5H", "X1", starter}]
-    setup = {"hands": hands, "starter": starter, "stock": stock}
+    deal_fixed(monkeypatch, {"hands": hands, "starter": starter, "stock": stock})  # league tables deal fairly only
 
     for _ in range(4):
-        games = [games_services.round_start(table_id=t.pk, player=host, setup=setup) for t, host in tables]
+        games = [games_services.round_start(table_id=t.pk, player=host) for t, host in tables]
         winning = next(a for a in legal_actions(games[0].engine_state(), 0) if a["type"] == "play")
         assert (
             run_together([submitted(game.pk, host, winning) for game, (_, host) in zip(games, tables, strict=True)])

@@ -1,7 +1,8 @@
 """Rounds played through the API end in the results ledger, the scoreboard and the league.
 
-The deals are fixed setups (API.md `setup`), so every expected figure is computed by hand from
-RULES.md: the last move is the only move of the round.
+The deals are fixed (`deal_fixed`: a chosen `setup` would make a practice round, which never
+counts), so every expected figure is computed by hand from RULES.md: the last move is the only
+move of the round.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from scoring_helpers import deal_fixed
 
 from games.engine import build_deck
 from scoring.models import RoundResult
@@ -43,17 +45,14 @@ def play_last_card(client, game_id: int, cards: list[str]) -> dict[str, Any]:
     return response.json()
 
 
-def test_a_house_round_won_with_two_extra_jacks_costs_everyone_else_three_times_their_hand(make_player):
+def test_a_house_round_won_with_two_extra_jacks_costs_everyone_else_three_times_their_hand(make_player, monkeypatch):
     host = make_player("Host")
     league = host.post("/api/v1/leagues", {"name": "Family", "rules": "house"}, format="json").json()
     table, clients = seated_table(make_player, "house", 3, league["id"])
     # 5H on the 5C starter, then JC and JD laid on the last card: 2 extra jacks -> x3.
     hands = [["5H", "JC", "JD"], ["KH", "QS", "10D", "X1"], ["2C", "AH", "JH"]]
-    game = (
-        clients[0]
-        .post(f"/api/v1/tables/{table['id']}/rounds", {"setup": deal("french52", hands, "5C", jokers=3)}, format="json")
-        .json()
-    )
+    deal_fixed(monkeypatch, deal("french52", hands, "5C", jokers=3))  # a league table deals fairly only
+    game = clients[0].post(f"/api/v1/tables/{table['id']}/rounds", {}, format="json").json()
 
     play_last_card(clients[0], game["id"], ["5H", "JC", "JD"])
 
@@ -70,14 +69,11 @@ def test_a_house_round_won_with_two_extra_jacks_costs_everyone_else_three_times_
     ]
 
 
-def test_a_classic_round_ranks_equal_cards_left_by_fewer_points(make_player):
+def test_a_classic_round_ranks_equal_cards_left_by_fewer_points(make_player, monkeypatch):
     table, clients = seated_table(make_player, "classic", 3)
     hands = [["10H"], ["AS", "7C"], ["KD", "QD"]]  # seat 1: 11 + 7 = 18, seat 2: 4 + 3 = 7
-    game = (
-        clients[0]
-        .post(f"/api/v1/tables/{table['id']}/rounds", {"setup": deal("skat32", hands, "10C")}, format="json")
-        .json()
-    )
+    deal_fixed(monkeypatch, deal("skat32", hands, "10C"))  # a fair round (a chosen setup would not count)
+    game = clients[0].post(f"/api/v1/tables/{table['id']}/rounds", {}, format="json").json()
 
     play_last_card(clients[0], game["id"], ["10H"])
 
@@ -94,21 +90,14 @@ def test_a_classic_round_ranks_equal_cards_left_by_fewer_points(make_player):
     assert [(row["game"], row["rank"], row["cards_left"], row["points"]) for row in history] == [(game["id"], 3, 2, 18)]
 
 
-def test_a_finished_house_league_refuses_the_next_round(make_player):
+def test_a_finished_house_league_refuses_the_next_round(make_player, monkeypatch):
     host = make_player("Host")
     league = host.post(
         "/api/v1/leagues", {"name": "Short", "rules": "house", "options": {"league_limit": 50}}, format="json"
     ).json()
     table, clients = seated_table(make_player, "house", 2, league["id"])
-    game = (
-        clients[0]
-        .post(
-            f"/api/v1/tables/{table['id']}/rounds",
-            {"setup": deal("french52", [["5H"], ["X1"]], "5C", 3)},
-            format="json",
-        )
-        .json()
-    )
+    deal_fixed(monkeypatch, deal("french52", [["5H"], ["X1"]], "5C", 3))  # a league table deals fairly only
+    game = clients[0].post(f"/api/v1/tables/{table['id']}/rounds", {}, format="json").json()
 
     play_last_card(clients[0], game["id"], ["5H"])  # seat 1 keeps the joker: exactly 50 = the limit
 
@@ -127,7 +116,7 @@ def test_a_finished_house_league_refuses_the_next_round(make_player):
     assert in_german.json()["error"]["message"].startswith("Diese Liga ist beendet")
 
 
-def test_a_round_cut_by_max_turns_is_recorded_without_a_winner(make_player):
+def test_a_round_cut_by_max_turns_is_recorded_without_a_winner(make_player, monkeypatch):
     clients = [make_player("Ada"), make_player("Bert")]
     table = (
         clients[0]
@@ -136,11 +125,8 @@ def test_a_round_cut_by_max_turns_is_recorded_without_a_winner(make_player):
     )
     assert clients[1].post(f"/api/v1/tables/{table['id']}/join").status_code == 200
     hands = [["10H", "7D"], ["AS", "7C"]]
-    game = (
-        clients[0]
-        .post(f"/api/v1/tables/{table['id']}/rounds", {"setup": deal("skat32", hands, "10C")}, format="json")
-        .json()
-    )
+    deal_fixed(monkeypatch, deal("skat32", hands, "10C"))  # a fair round (a chosen setup would not count)
+    game = clients[0].post(f"/api/v1/tables/{table['id']}/rounds", {}, format="json").json()
 
     play_last_card(clients[0], game["id"], ["10H"])  # the first turn is the last one allowed
 

@@ -6,10 +6,10 @@ from io import StringIO
 
 import pytest
 from django.core.management import CommandError, call_command
-from scoring_helpers import points_result, table_for
+from scoring_helpers import finish_game, points_result, table_for
 
 from scoring.models import League, RoundResult, Standing
-from scoring.services import league_standings_recompute
+from scoring.services import league_standings_recompute, round_result_record
 
 pytestmark = pytest.mark.django_db
 
@@ -73,3 +73,28 @@ def test_the_recompute_restores_the_loser_and_the_uncounted_round(played_league)
     assert (played_league.status, played_league.loser_id) == ("finished", loser)
     assert RoundResult.objects.filter(league=played_league, counted=False).count() == 1
     assert league_standings_recompute(league_id=played_league.pk, write=False) == []
+
+
+def test_a_practice_round_in_a_league_never_counts_and_verify_and_recompute_agree(players, league_of):
+    """A league table refuses a chosen seed or setup; a practice round recorded there all the same
+    (written before the refusal, or by hand) stays in the ledger, marked, and out of the totals."""
+    league = league_of("house")
+    ada, bert = players(2)
+    table = table_for([ada, bert], league)
+    round_result_record(game=finish_game(table, points_result([0, 40], winner=0)))
+    practice = finish_game(table, points_result([0, 450], winner=0))
+    practice.practice = True
+    practice.save(update_fields=["practice"])
+
+    recorded = round_result_record(game=practice)
+
+    assert (recorded.practice, recorded.counted) == (True, False)
+    assert {s.player_id: (s.rounds, s.points) for s in Standing.objects.filter(league=league)} == {
+        ada.pk: (1, 0), bert.pk: (1, 40)}
+    assert league_standings_recompute(league_id=league.pk, write=False) == []
+    call_command("verify_standings", stdout=StringIO())
+    Standing.objects.filter(league=league).delete()
+    assert league_standings_recompute(league_id=league.pk) != []  # rebuilt from the ledger, practice left out
+    assert {s.player_id: (s.rounds, s.points) for s in Standing.objects.filter(league=league)} == {
+        ada.pk: (1, 0), bert.pk: (1, 40)}
+    assert RoundResult.objects.get(pk=recorded.pk).counted is False
