@@ -13,7 +13,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterable
 from typing import Any
+
+from django.db import connection, transaction
 
 from games import engine
 from games.models import Game, Move
@@ -83,8 +86,25 @@ def replay_action(
     return events
 
 
-def ledger_verify(game: Game) -> list[str]:
-    """Problems found in one game (empty when snapshot, events and hash chain all agree)."""
+def ledger_read(game_id: int) -> tuple[Game, list[Move]] | None:
+    """A game's row and its ledger rows as they were at one moment, so that a game that moves
+    meanwhile is not reported as different from its ledger: on PostgreSQL one REPEATABLE READ,
+    READ ONLY transaction (a snapshot; it blocks no writer), elsewhere one transaction. Inside a
+    transaction already open, that one is the snapshot."""
+    outermost = not connection.in_atomic_block
+    with transaction.atomic():
+        if connection.vendor == "postgresql" and outermost:
+            with connection.cursor() as cursor:
+                cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+        game = Game.objects.filter(pk=game_id).first()
+        if game is None:
+            return None
+        return game, list(game.moves.order_by("seq"))
+
+
+def ledger_verify(game: Game, moves: Iterable[Move] | None = None) -> list[str]:
+    """Problems found in one game (empty when snapshot, events and hash chain all agree). ``moves``:
+    its ledger rows read with it (:func:`ledger_read`); by default they are read now."""
     problems: list[str] = []
     try:
         state = initial_state(game)
@@ -92,7 +112,7 @@ def ledger_verify(game: Game) -> list[str]:
         return [f"cannot rebuild the deal: {exc}"]
     prev_hash = ledger_genesis(game)
     expected_seq = 1
-    for move in game.moves.order_by("seq").iterator():
+    for move in moves if moves is not None else game.moves.order_by("seq").iterator():
         where = f"seq {move.seq}"
         if move.seq != expected_seq:
             problems.append(f"{where}: expected seq {expected_seq}")

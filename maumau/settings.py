@@ -82,6 +82,34 @@ TEMPLATES = [
 #: The hot path's fixed SQL (games/sql.py) as prepared statements on PostgreSQL.
 MAUMAU_PREPARED_STATEMENTS = os.environ.get("MAUMAU_PREPARED_STATEMENTS", "true").lower() not in ("0", "false", "no")
 
+# --- PostgreSQL connections ----------------------------------------------------------------
+# One psycopg pool per process (ASGI and WSGI alike): a request borrows a connection at its first
+# query and gives it back when it ends, so a process never holds more than MAX_SIZE connections
+# (plus the streams' one LISTEN connection under ASGI), however many requests or threads it serves,
+# and a pooled connection keeps its prepared statements across requests. Each connection is checked
+# when it is borrowed, so one dropped by the server is replaced instead of failing a request.
+# Without the pool (MAUMAU_DB_POOL=false) connections persist per thread for CONN_MAX_AGE seconds.
+MAUMAU_DB_POOL = env_bool("MAUMAU_DB_POOL", True)
+MAUMAU_DB_POOL_MIN_SIZE = int(os.environ.get("MAUMAU_DB_POOL_MIN_SIZE", "2"))
+MAUMAU_DB_POOL_MAX_SIZE = int(os.environ.get("MAUMAU_DB_POOL_MAX_SIZE", "10"))
+#: Seconds a request waits for a free connection before it fails, instead of queueing forever.
+MAUMAU_DB_POOL_TIMEOUT = float(os.environ.get("MAUMAU_DB_POOL_TIMEOUT", "10"))
+#: How the service's connections show in pg_stat_activity (the LISTEN connection adds "-listen").
+MAUMAU_DB_APPLICATION_NAME = "maumau"
+
+
+def database_pool_options() -> dict[str, Any]:
+    """psycopg_pool.ConnectionPool's bounds, checked here so that a bad value stops the start."""
+    from django.core.exceptions import ImproperlyConfigured
+
+    if not 0 <= MAUMAU_DB_POOL_MIN_SIZE <= MAUMAU_DB_POOL_MAX_SIZE or MAUMAU_DB_POOL_MAX_SIZE < 1:
+        raise ImproperlyConfigured("MAUMAU_DB_POOL_MIN_SIZE must be 0 or more and at most MAUMAU_DB_POOL_MAX_SIZE "
+                                   "(1 or more)")
+    if not 0 < MAUMAU_DB_POOL_TIMEOUT <= 3600:
+        raise ImproperlyConfigured("MAUMAU_DB_POOL_TIMEOUT must be a number of seconds above 0, at most 3600")
+    return {"min_size": MAUMAU_DB_POOL_MIN_SIZE, "max_size": MAUMAU_DB_POOL_MAX_SIZE,
+            "timeout": MAUMAU_DB_POOL_TIMEOUT, "name": MAUMAU_DB_APPLICATION_NAME}
+
 
 def database_config() -> dict[str, Any]:
     """DATABASE_URL, or an SQLite file tuned for several writers (web threads, worker, beat)."""
@@ -92,10 +120,21 @@ def database_config() -> dict[str, Any]:
         # on one server (developers side by side, CI) never drop or migrate each other's database.
         suffix = os.environ.setdefault("MAUMAU_TEST_DB_SUFFIX", str(os.getpid()))
         config["TEST"] = {"NAME": f"test_{config['NAME']}_{suffix}"}
-        if config["ENGINE"].endswith("postgresql") and MAUMAU_PREPARED_STATEMENTS:
-            # Django turns psycopg's automatic preparation off; this turns it back on. It only acts
-            # on server-binding cursors, i.e. games/sql.py's fixed statements, not on the ORM's.
-            config.setdefault("OPTIONS", {})["prepare_threshold"] = 5
+        if config["ENGINE"] == "django.db.backends.postgresql":
+            options = config.setdefault("OPTIONS", {})
+            options.setdefault("application_name", MAUMAU_DB_APPLICATION_NAME)
+            if MAUMAU_DB_POOL:
+                # Checks each connection it borrows from the pool (maumau/postgresql/base.py says why not
+                # the pool's own check, which CONN_HEALTH_CHECKS would turn on).
+                config["ENGINE"] = "maumau.postgresql"
+                config["CONN_MAX_AGE"] = 0  # the pool keeps the connections; Django must not
+                options["pool"] = database_pool_options()
+            else:
+                config["CONN_HEALTH_CHECKS"] = True  # a persistent connection is checked when a request reuses it
+            if MAUMAU_PREPARED_STATEMENTS:
+                # Django turns psycopg's automatic preparation off; this turns it back on. It only acts
+                # on server-binding cursors, i.e. games/sql.py's fixed statements, not on the ORM's.
+                options["prepare_threshold"] = 5
         return config
     VAR_DIR.mkdir(parents=True, exist_ok=True)
     return {

@@ -60,8 +60,13 @@ def _db_executor() -> ThreadPoolExecutor:
 
 
 def _in_db_thread(fn: Callable[..., T], args: tuple[Any, ...], kwargs: dict[str, Any]) -> T:
+    """Each call is a request of its own: its connection is given back (to the pool) when it ends,
+    so the idle threads of this pool hold no connection between calls."""
     close_old_connections()  # drop a broken or expired connection, as a request would
-    return fn(*args, **kwargs)
+    try:
+        return fn(*args, **kwargs)
+    finally:
+        close_old_connections()
 
 
 async def db(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
@@ -224,6 +229,8 @@ class Hub:
         params.pop("prepare_threshold", None)
         params.pop("server_side_binding", None)
         params.pop("pool", None)
+        # Outside the pool (it is held for good): the one connection a process adds to the pool's bound.
+        params["application_name"] = f"{params.get('application_name') or 'maumau'}-listen"
         while True:
             try:
                 conn = await psycopg.AsyncConnection.connect(autocommit=True, **params)

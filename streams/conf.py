@@ -43,6 +43,9 @@ DEFAULTS: dict[str, Any] = {
     "WEBHOOK_MAX_ATTEMPTS": int(_env_float("WEBHOOK_MAX_ATTEMPTS", 5)),
     "WEBHOOK_BACKOFF_SECONDS": _env_float("WEBHOOK_BACKOFF_SECONDS", 10.0),
     "WEBHOOK_TIMEOUT_SECONDS": _env_float("WEBHOOK_TIMEOUT_SECONDS", 5.0),
+    # A worker's claim on a delivery it attempts; above the task's hard time limit (60 s), so that a
+    # live attempt never loses it: when it runs out, the worker died and the sweep queues the delivery again.
+    "WEBHOOK_LEASE_SECONDS": _env_float("WEBHOOK_LEASE_SECONDS", 120.0),
     "WEBHOOK_MAX_PER_PLAYER": 10,
 }
 

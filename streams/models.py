@@ -85,12 +85,16 @@ class WebhookDelivery(models.Model):
     response_status = models.PositiveSmallIntegerField(null=True, blank=True)
     last_error = models.CharField(max_length=500, blank=True, default="")
     next_attempt_at = models.DateTimeField(null=True, blank=True)
+    #: Set while a worker attempts it: past this time that worker is taken for dead and the sweep
+    #: queues the delivery again (streams.webhooks.delivery_attempt).
+    lease_until = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     delivered_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-id"]
-        indexes = [models.Index(fields=["status", "next_attempt_at"], name="delivery_due")]
+        indexes = [models.Index(fields=["status", "next_attempt_at"], name="delivery_due"),
+                   models.Index(fields=["status", "lease_until"], name="delivery_leased")]
 
     def __str__(self) -> str:
         return f"Delivery {self.pk} ({self.event}, {self.status})"

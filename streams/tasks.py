@@ -10,6 +10,7 @@ from typing import Any
 
 from celery import shared_task
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 log = logging.getLogger(__name__)
@@ -60,11 +61,14 @@ def webhook_deliver(delivery_id: int) -> str | None:
 
 @shared_task(ignore_result=True)
 def webhook_sweep() -> int:
-    """Backstop for lost queue messages: (re)queue deliveries whose time is well past."""
+    """Backstop for lost queue messages and dead workers: (re)queue deliveries whose time is well
+    past, or whose lease ran out (the worker that claimed it died)."""
     from streams.models import WebhookDelivery
 
-    stale = timezone.now() - timezone.timedelta(seconds=60)
-    ids = list(WebhookDelivery.objects.filter(status__in=("pending", "retrying"), next_attempt_at__lt=stale)
+    now = timezone.now()
+    stale = now - timezone.timedelta(seconds=60)
+    due = Q(next_attempt_at__lt=stale) | Q(lease_until__lt=now)
+    ids = list(WebhookDelivery.objects.filter(due, status__in=("pending", "retrying"))
                .values_list("pk", flat=True)[:500])
     for pk in ids:
         webhook_deliver.delay(pk)

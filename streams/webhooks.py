@@ -75,15 +75,28 @@ def _send(delivery: WebhookDelivery, secret: str) -> httpx.Response:
 
 def delivery_attempt(*, delivery_id: int) -> WebhookDelivery | None:
     """One attempt: delivered (2xx), retrying (with its next time) or failed (attempts used up,
-    or the target is now refused). A delivery that is no longer due is left alone."""
+    or the target is now refused). A delivery that is done, or leased by a worker still within its
+    lease, is left alone.
+
+    The claim is a lease (``lease_until``): a worker that dies while it sends leaves the lease to run
+    out, and the sweep then queues the delivery again (the attempt counts; when it was the last one,
+    the delivery fails, so no delivery is sent more than WEBHOOK_MAX_ATTEMPTS times)."""
+    now = timezone.now()
     with transaction.atomic():
         delivery = (WebhookDelivery.objects.select_for_update().select_related("webhook")
                     .filter(pk=delivery_id).first())
         if delivery is None or delivery.status in ("delivered", "failed"):
             return delivery
+        if delivery.lease_until is not None and delivery.lease_until > now:
+            return delivery  # another worker is attempting it
+        if delivery.lease_until is not None and delivery.attempts >= setting("WEBHOOK_MAX_ATTEMPTS"):
+            delivery.status, delivery.lease_until, delivery.last_error = "failed", None, "worker lost"
+            delivery.save(update_fields=["status", "lease_until", "last_error"])
+            return delivery
         delivery.attempts += 1
         delivery.next_attempt_at = None
-        delivery.save(update_fields=["attempts", "next_attempt_at"])  # claimed: a duplicate task waits
+        delivery.lease_until = now + timedelta(seconds=float(setting("WEBHOOK_LEASE_SECONDS")))
+        delivery.save(update_fields=["attempts", "next_attempt_at", "lease_until"])
     secret = WebhookSecret.objects.filter(player_id=delivery.webhook.player_id).values_list("secret", flat=True).first()
     error, code, final = "", None, False
     if not delivery.webhook.active or secret is None:
@@ -108,5 +121,7 @@ def delivery_attempt(*, delivery_id: int) -> WebhookDelivery | None:
     else:
         delivery.status = "retrying"
         delivery.next_attempt_at = now + timedelta(seconds=backoff_seconds(delivery.attempts))
-    delivery.save(update_fields=["response_status", "last_error", "status", "delivered_at", "next_attempt_at"])
+    delivery.lease_until = None
+    delivery.save(update_fields=["response_status", "last_error", "status", "delivered_at", "next_attempt_at",
+                                 "lease_until"])
     return delivery

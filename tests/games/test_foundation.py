@@ -38,7 +38,7 @@ def test_a_database_url_gets_its_own_test_database_per_run(monkeypatch: pytest.M
     monkeypatch.setenv("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/maumau")
     monkeypatch.setenv("MAUMAU_TEST_DB_SUFFIX", "42")
     config = settings.database_config()
-    assert config["ENGINE"] == "django.db.backends.postgresql" and config["NAME"] == "maumau"
+    assert config["ENGINE"] == "maumau.postgresql" and config["NAME"] == "maumau"  # pooled (MAUMAU_DB_POOL)
     assert config["TEST"]["NAME"] == "test_maumau_42"
 
 

@@ -233,3 +233,66 @@ def test_webhooks_list_delete_and_rotate_secret(make_player: Callable[..., Any],
     assert make_player("Eve").delete(f"/api/v1/webhooks/{hook['id']}").status_code == 404
     assert bo.delete(f"/api/v1/webhooks/{hook['id']}").status_code == 204
     assert bo.get("/api/v1/webhooks").json() == []
+
+
+class WorkerDied(BaseException):
+    """What a killed worker leaves behind: the claim committed, nothing after it."""
+
+
+def _attempt_that_dies(delivery_id: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    from streams import webhooks
+
+    def die(*args: Any) -> Any:
+        raise WorkerDied
+
+    with monkeypatch.context() as patch:
+        patch.setattr(webhooks, "_send", die)
+        with pytest.raises(WorkerDied):
+            webhooks.delivery_attempt(delivery_id=delivery_id)
+
+
+def test_a_delivery_whose_worker_died_is_sent_again_once_its_lease_runs_out(
+    make_player: Callable[..., Any], receiver: Callable[[int], Receiver], loopback_allowed: None, eager_celery: None,
+    monkeypatch: pytest.MonkeyPatch, time_machine: Any,
+) -> None:
+    from streams.tasks import webhook_sweep
+
+    time_machine.move_to("2026-12-01T10:00:00Z", tick=False)
+    bo = make_player("Bo")
+    target = receiver(200)
+    hook = bo.post("/api/v1/webhooks", {"url": target.url, "events": ["*"]}, format="json").json()
+    delivery = WebhookDelivery.objects.create(webhook_id=hook["id"], event="your_turn", body="{}")
+    _attempt_that_dies(delivery.pk, monkeypatch)
+
+    time_machine.move_to("2026-12-01T10:01:00Z", tick=False)
+    assert webhook_sweep() == 0, "a worker within its lease may still be sending"
+    from streams.webhooks import delivery_attempt
+
+    assert delivery_attempt(delivery_id=delivery.pk).attempts == 1  # type: ignore[union-attr]  # a duplicate waits
+    assert target.requests == []
+
+    time_machine.move_to("2026-12-01T10:05:00Z", tick=False)
+    assert webhook_sweep() == 1
+    delivery.refresh_from_db()
+    assert (delivery.status, delivery.attempts, len(target.requests)) == ("delivered", 2, 1)
+    assert webhook_sweep() == 0
+
+
+def test_a_delivery_whose_worker_died_on_its_last_attempt_fails_instead_of_a_further_send(
+    make_player: Callable[..., Any], receiver: Callable[[int], Receiver], loopback_allowed: None, eager_celery: None,
+    monkeypatch: pytest.MonkeyPatch, time_machine: Any,
+) -> None:
+    from streams.tasks import webhook_sweep
+
+    time_machine.move_to("2026-12-01T10:00:00Z", tick=False)
+    bo = make_player("Bo")
+    target = receiver(200)
+    hook = bo.post("/api/v1/webhooks", {"url": target.url, "events": ["*"]}, format="json").json()
+    delivery = WebhookDelivery.objects.create(webhook_id=hook["id"], event="your_turn", body="{}", attempts=2,
+                                              status="retrying")
+    _attempt_that_dies(delivery.pk, monkeypatch)  # the third of WEBHOOK_MAX_ATTEMPTS = 3
+    time_machine.move_to("2026-12-01T10:05:00Z", tick=False)
+    assert webhook_sweep() == 1
+    delivery.refresh_from_db()
+    assert (delivery.status, delivery.attempts, delivery.last_error) == ("failed", 3, "worker lost")
+    assert target.requests == [] and webhook_sweep() == 0
