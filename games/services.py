@@ -23,8 +23,9 @@ from django.contrib.auth.models import User
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
-from rest_framework.authtoken.models import Token
 
+from accounts import tokens
+from accounts.models import SCOPES
 from games import engine, sql, tasks
 from games.ledger import move_hash, move_row
 from games.models import Game, IdempotencyRecord, Move, Player, Seat, Table
@@ -51,14 +52,15 @@ BOT_MOVE_LIMIT = 20_000
 
 
 def player_create(*, name: str) -> tuple[Player, str]:
-    """A person with an auth user and a DRF token; returns (player, token key)."""
+    """A guest: an auth user without a password (accounts.services can give it one later) and a first
+    token; returns (player, token key)."""
     with transaction.atomic():
         user = User.objects.create(username=f"p-{secrets.token_hex(12)}")
         user.set_unusable_password()
         user.save(update_fields=["password"])
         player = Player.objects.create(name=name, user=user)
-        token = Token.objects.create(user=user)
-    return player, token.key
+        _token, key = tokens.token_issue(user=user, name="Sign-up", scopes=SCOPES)
+    return player, key
 
 
 # --- tables ----------------------------------------------------------------------------------
