@@ -145,7 +145,7 @@ def table_join(*, table_id: int, player: Player) -> Table:
         seats = list(table.seats.all())
         mine = next((s for s in seats if s.player_id == player.pk), None)
         if mine is not None and not mine.left:
-            if mine.bot_controlled and not player.is_bot:  # a bot took over after timeouts: take it back
+            if mine.bot_controlled and player.user_id is not None:  # a bot took over after timeouts: take it back
                 mine.bot_controlled = False
                 mine.consecutive_timeouts = 0
                 mine.save(update_fields=["bot_controlled", "consecutive_timeouts"])
@@ -187,7 +187,7 @@ def table_leave(*, table_id: int, player: Player) -> Table:
         mine.left = True
         mine.bot_controlled = True
         mine.save(update_fields=["left", "bot_controlled"])
-        people = [s for s in seats if not s.left and not s.player.is_bot]
+        people = [s for s in seats if not s.left and s.player.user_id is not None]
         fields = []
         if table.host_id == player.pk and people:
             table.host_id = people[0].player_id
