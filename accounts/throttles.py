@@ -10,6 +10,7 @@ Counts live in the cache and are forgotten a day after the last failure. The add
 
 from __future__ import annotations
 
+import hashlib
 import time
 
 from django.conf import settings
@@ -25,7 +26,10 @@ def client_address(request: Request) -> str:
 
 
 def _keys(username: str, address: str) -> list[str]:
-    return [f"login_fail:user:{username.casefold()}", f"login_fail:addr:{address}"]
+    """Cache keys: the username hashed (any text a client sends, of any length, makes a valid key)."""
+    user = hashlib.sha256(username.casefold().encode("utf-8", "surrogatepass")).hexdigest()
+    addr = hashlib.sha256(str(address).encode("utf-8", "surrogatepass")).hexdigest()
+    return [f"login_fail:user:{user}", f"login_fail:addr:{addr}"]
 
 
 def _delay(failures: int, free: int) -> float:
