@@ -26,7 +26,8 @@ def _device(**kwargs: Any) -> serializers.CharField:
 class AccountCreateSerializer(StrictSerializer):
     username = serializers.CharField(max_length=30, help_text="3 to 30 letters, digits or _, a letter first.")
     password = _password()
-    name = serializers.CharField(required=False, help_text="The name shown at tables (default: the username).")
+    name = serializers.CharField(required=False, max_length=64,
+                                 help_text="The name shown at tables (default: the username).")
     device = _device(required=False, default="Sign-up", help_text="Name of the first token, e.g. \"Ada's phone\".")
     bot = serializers.BooleanField(required=False, default=False,
                                    help_text="A bot account: shown as a bot in every view and standing.")

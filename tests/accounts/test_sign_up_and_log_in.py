@@ -170,3 +170,11 @@ def test_a_deactivated_user_cannot_log_in(make_account: Callable[..., APIClient]
     make_account("ada")
     Player.objects.get(name="ada").user.__class__.objects.filter(username="ada").update(is_active=False)
     assert login("ada").json()["error"]["code"] == "invalid_credentials"
+
+
+@pytest.mark.parametrize("body", [{"name": "x" * 65}, {"name": "   "}, {"device": ""}, {"password": "p" * 257},
+                                  {"bot": "maybe"}, {"role": "admin"}])
+def test_a_malformed_sign_up_changes_nothing(api_client: APIClient, body: dict[str, Any]) -> None:
+    response = api_client.post("/api/v1/accounts", {"username": "ada", "password": PASSWORD, **body}, format="json")
+    assert response.status_code == 400 and response.json()["error"]["code"] == "validation_error"
+    assert Player.objects.count() == 0
