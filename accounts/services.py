@@ -77,7 +77,7 @@ def account_create(*, username: str, password: str, name: str | None = None, dev
         with transaction.atomic():
             user = User.objects.create_user(username=username, password=password)
             player = Player.objects.create(name=name or username, user=user, is_bot=bot)
-            token, key = tokens.token_issue(user=user, name=device, scopes=SCOPES)
+            token, key = tokens.token_issue(user=user, name=device, scopes=SCOPES, used=True)
     except IntegrityError as error:  # the same username in a race
         raise ConflictError("username_taken", message=_("This username is taken."),
                             details={"field": "username"}) from error
@@ -117,7 +117,7 @@ def login(*, username: str, password: str, device: str) -> tuple[AccessToken, st
         raise _invalid_credentials()
     with transaction.atomic():
         _tokens_within_limit(user)
-        return tokens.token_issue(user=user, name=device, scopes=SCOPES)
+        return tokens.token_issue(user=user, name=device, scopes=SCOPES, used=True)
 
 
 def logout(*, token: AccessToken) -> None:

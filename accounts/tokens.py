@@ -41,12 +41,15 @@ def key_matches(token: AccessToken, key: str) -> bool:
     return hmac.compare_digest(token.digest, key_digest(key))
 
 
-def token_issue(*, user: object, name: str, scopes: Iterable[str],
-                expires_at: datetime | None = None) -> tuple[AccessToken, str]:
-    """A new token for ``user``; returns it and its key, which is shown once and never stored."""
+def token_issue(*, user: object, name: str, scopes: Iterable[str], expires_at: datetime | None = None,
+                used: bool = False) -> tuple[AccessToken, str]:
+    """A new token for ``user``; returns it and its key, which is shown once and never stored. ``used``:
+    the token of a sign-up or log-in counts as used by the device that asked for it (so its first request
+    writes nothing); a personal token shows "never used" until it is."""
     key = key_new()
     token = AccessToken.objects.create(user=user, name=name, prefix=key_prefix(key), digest=key_digest(key),
-                                       scopes=sorted(set(scopes)), expires_at=expires_at)
+                                       scopes=sorted(set(scopes)), expires_at=expires_at,
+                                       last_used_at=timezone.now() if used else None)
     return token, key
 
 

@@ -59,7 +59,7 @@ def player_create(*, name: str) -> tuple[Player, str]:
         user.set_unusable_password()
         user.save(update_fields=["password"])
         player = Player.objects.create(name=name, user=user)
-        _token, key = tokens.token_issue(user=user, name="Sign-up", scopes=SCOPES)
+        _token, key = tokens.token_issue(user=user, name="Sign-up", scopes=SCOPES, used=True)
     return player, key
 
 
