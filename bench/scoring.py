@@ -65,8 +65,8 @@ def _result(rng: random.Random, seats: int) -> dict[str, Any]:
 def _populate(rounds: int, players: int, live: int, rng: random.Random) -> tuple[Any, str, list[float], float]:
     from django.contrib.auth.models import User
     from django.utils import timezone
-    from rest_framework.authtoken.models import Token
 
+    from accounts.tokens import token_issue
     from games.models import Game, Player, Seat, Table
     from scoring.models import PlayerResult, RoundResult
     from scoring.services import league_create, league_standings_recompute, player_results, round_result_record
@@ -77,7 +77,7 @@ def _populate(rounds: int, players: int, live: int, rng: random.Random) -> tuple
     Player.objects.bulk_create(people)
     user = User.objects.create_user(username="bench")
     Player.objects.filter(pk=people[0].pk).update(user=user)
-    token = Token.objects.create(user=user).key
+    _made, token = token_issue(user=user, name="bench", scopes=["read"], used=True)
 
     tables = []
     for start in range(0, players, PLAYERS_PER_TABLE):

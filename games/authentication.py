@@ -1,5 +1,5 @@
 """DRF token authentication that loads the caller's Player with the token (one query, not two,
-in fixed SQL: see games/sql.py)."""
+in fixed SQL: see games/sql.py). Tokens are the accounts app's: hashed, scoped, optionally expiring."""
 
 from __future__ import annotations
 
@@ -9,11 +9,13 @@ from django.utils.translation import gettext_lazy as _
 from rest_framework import exceptions
 from rest_framework.authentication import TokenAuthentication
 
+from accounts import tokens
 from games import sql
 
 
 class PlayerTokenAuthentication(TokenAuthentication):
-    """``Authorization: Token <key>``; ``request.user.player`` is then already loaded."""
+    """``Authorization: Token <key>``; ``request.user.player`` is then already loaded, ``request.auth``
+    is the :class:`accounts.models.AccessToken` (its scopes are checked by accounts.permissions)."""
 
     def authenticate_credentials(self, key: str) -> tuple[Any, Any]:
         token = sql.token_with_user_and_player(key)
@@ -21,4 +23,7 @@ class PlayerTokenAuthentication(TokenAuthentication):
             raise exceptions.AuthenticationFailed(_("Invalid token."))
         if not token.user.is_active:
             raise exceptions.AuthenticationFailed(_("User inactive or deleted."))
+        if token.expired():
+            raise exceptions.AuthenticationFailed(_("This token has expired."))
+        tokens.token_used(token)
         return token.user, token

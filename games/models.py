@@ -17,7 +17,11 @@ from games import engine
 
 
 class Player(models.Model):
-    """A person (with an auth user and API token) or a bot (no user)."""
+    """A person or a bot account (with an auth user and tokens), or a server bot (no user).
+
+    ``is_bot``: a program plays this player (a server bot, or an account marked as a bot at sign-up),
+    shown as ``bot`` in every view. Whether someone is there to be told things (notifications, the
+    host's role) goes by having a user."""
 
     BOT_LEVELS = [("random", "random"), ("basic", "basic")]
 

@@ -158,7 +158,7 @@ def game_view(game: Game, state: engine.GameState, seats: list[Seat], viewer: in
             seat = seats[entry["seat"]]
             entry["name"] = seat.player.name
             entry["player"] = seat.player_id
-            entry["bot"] = seat.bot_controlled
+            entry["bot"] = seat.bot_controlled or seat.player.is_bot  # a bot stands in, or a bot account
     result = game.result
     if result:
         result = {**result, "players": [

@@ -24,8 +24,9 @@ from django.contrib.auth.models import User
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
-from rest_framework.authtoken.models import Token
 
+from accounts import tokens
+from accounts.models import SCOPES
 from games import engine, sql, tasks
 from games.ledger import ledger_genesis, move_hash, move_row
 from games.models import Game, IdempotencyRecord, Move, Player, Seat, Table
@@ -55,14 +56,15 @@ ENTROPY = re.compile(r"[\x21-\x7e]{1,64}")
 
 
 def player_create(*, name: str) -> tuple[Player, str]:
-    """A person with an auth user and a DRF token; returns (player, token key)."""
+    """A guest: an auth user without a password (accounts.services can give it one later) and a first
+    token; returns (player, token key)."""
     with transaction.atomic():
         user = User.objects.create(username=f"p-{secrets.token_hex(12)}")
         user.set_unusable_password()
         user.save(update_fields=["password"])
         player = Player.objects.create(name=name, user=user)
-        token = Token.objects.create(user=user)
-    return player, token.key
+        _token, key = tokens.token_issue(user=user, name="Sign-up", scopes=SCOPES, used=True)
+    return player, key
 
 
 # --- tables ----------------------------------------------------------------------------------
@@ -167,7 +169,7 @@ def table_join(*, table_id: int, player: Player, entropy: str | None = None) -> 
         seats = list(table.seats.all())
         mine = next((s for s in seats if s.player_id == player.pk), None)
         if mine is not None and not mine.left:
-            if mine.bot_controlled and not player.is_bot:  # a bot took over after timeouts: take it back
+            if mine.bot_controlled and player.user_id is not None:  # a bot took over after timeouts: take it back
                 mine.bot_controlled = False
                 mine.consecutive_timeouts = 0
                 mine.entropy = entropy or mine.entropy
@@ -227,7 +229,7 @@ def table_leave(*, table_id: int, player: Player) -> Table:
         mine.left = True
         mine.bot_controlled = True
         mine.save(update_fields=["left", "bot_controlled"])
-        people = [s for s in seats if not s.left and not s.player.is_bot]
+        people = [s for s in seats if not s.left and s.player.user_id is not None]
         fields = []
         if table.host_id == player.pk and people:
             table.host_id = people[0].player_id

@@ -23,8 +23,9 @@ from django.contrib.auth.models import User
 from django.db import DEFAULT_DB_ALIAS, DatabaseError, connection, connections
 from django.db.models import JSONField, Model
 from psycopg.types.json import Jsonb
-from rest_framework.authtoken.models import Token
 
+from accounts import tokens
+from accounts.models import AccessToken
 from games.models import Game, Player, Seat
 
 
@@ -106,23 +107,29 @@ def _width(model: type[Model]) -> int:
 
 @cache
 def _token_sql() -> str:
-    return (f"SELECT {columns(Token, 't')}, {columns(User, 'u')}, {columns(Player, 'p')} "
-            "FROM authtoken_token t JOIN auth_user u ON u.id = t.user_id "
+    return (f"SELECT {columns(AccessToken, 't')}, {columns(User, 'u')}, {columns(Player, 'p')} "
+            "FROM accounts_accesstoken t JOIN auth_user u ON u.id = t.user_id "
             "LEFT JOIN games_player p ON p.user_id = u.id "
-            "WHERE t.key = %s")
+            "WHERE t.prefix = %s")
 
 
-def token_with_user_and_player(key: str) -> Token | None:
-    """``Token.objects.select_related("user__player").get(key=key)``: every request runs it."""
-    with cursor() as c:
-        c.execute(_token_sql(), [key])
-        row = c.fetchone()
-    if row is None:
+def token_with_user_and_player(key: str) -> AccessToken | None:
+    """The token whose key this is, with its user and player: every request runs it. Found by the key's
+    prefix (an index), then its digest compared in constant time (accounts.tokens): the row holds no key."""
+    if not key or len(key) > tokens.KEY_MAX_LENGTH:
         return None
-    user_end = _width(Token) + _width(User)
-    token, user = load(Token, row[:_width(Token)]), load(User, row[_width(Token):user_end])
+    with cursor() as c:
+        c.execute(_token_sql(), [tokens.key_prefix(key)])
+        rows = c.fetchall()
+    width = _width(AccessToken)
+    found = next(((t, r) for r in rows if tokens.key_matches(t := load(AccessToken, r[:width]), key)), None)
+    if found is None:
+        return None
+    token, row = found
+    user_end = width + _width(User)
+    user = load(User, row[width:user_end])
     player = load(Player, row[user_end:]) if row[user_end] is not None else None
-    Token._meta.get_field("user").set_cached_value(token, user)
+    AccessToken._meta.get_field("user").set_cached_value(token, user)
     player_user = Player._meta.get_field("user")
     player_user.remote_field.set_cached_value(user, player)
     if player is not None:

@@ -41,6 +41,7 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "accounts",
     "games",
     "scoring",
     "streams",
@@ -165,7 +166,26 @@ def cache_config() -> dict[str, Any]:
 
 CACHES = {"default": cache_config()}
 
-AUTH_PASSWORD_VALIDATORS: list[dict[str, str]] = []
+# Argon2id first (argon2-cffi; Django's parameters: time_cost 2, memory_cost 100 MiB, parallelism 8);
+# the others only verify hashes made before, and a log-in rehashes them with Argon2.
+PASSWORD_HASHERS = [
+    "django.contrib.auth.hashers.Argon2PasswordHasher",
+    "django.contrib.auth.hashers.PBKDF2PasswordHasher",
+    "django.contrib.auth.hashers.PBKDF2SHA1PasswordHasher",
+    "django.contrib.auth.hashers.ScryptPasswordHasher",
+]
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": f"django.contrib.auth.password_validation.{name}"}
+    for name in ("UserAttributeSimilarityValidator", "MinimumLengthValidator", "CommonPasswordValidator",
+                 "NumericPasswordValidator")
+]
+# Accounts (accounts/): tokens per user, how often a token's last use is written, growing delays after
+# failed log-ins (accounts/throttles.py): free failures per account and per address, the longest delay.
+MAUMAU_TOKENS_PER_USER = int(os.environ.get("MAUMAU_TOKENS_PER_USER", "100"))
+MAUMAU_TOKEN_LAST_USED_SECONDS = int(os.environ.get("MAUMAU_TOKEN_LAST_USED_SECONDS", "300"))
+MAUMAU_LOGIN_FREE_FAILURES = int(os.environ.get("MAUMAU_LOGIN_FREE_FAILURES", "3"))
+MAUMAU_LOGIN_FREE_FAILURES_PER_ADDRESS = int(os.environ.get("MAUMAU_LOGIN_FREE_FAILURES_PER_ADDRESS", "20"))
+MAUMAU_LOGIN_MAX_DELAY_SECONDS = int(os.environ.get("MAUMAU_LOGIN_MAX_DELAY_SECONDS", "900"))
 
 LANGUAGE_CODE = "en"
 LANGUAGES = [("en", _("English")), ("de", _("German")), ("fr", _("French"))]
@@ -186,7 +206,7 @@ STORAGES = {
 # --- DRF -------------------------------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["games.authentication.PlayerTokenAuthentication"],
-    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated", "accounts.permissions.TokenScopes"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
     "DEFAULT_THROTTLE_CLASSES": ["games.throttles.WriteThrottle"],
@@ -203,7 +223,8 @@ SPECTACULAR_SETTINGS = {
     "TITLE": "Mau-Mau API",
     "DESCRIPTION": (
         "Play Mau-Mau (classic, tavern, house rules) by API. Authenticate with "
-        "`Authorization: Token <key>` from `POST /api/v1/players`. Every non-2xx answer is "
+        "`Authorization: Token <key>` from `POST /api/v1/players` (a guest), `POST /api/v1/accounts` or "
+        "`POST /api/v1/auth/login`. Every non-2xx answer is "
         '`{"error": {"code", "message", "details"}}`; messages follow Accept-Language (en, de, fr).'
     ),
     "VERSION": "1.0.0",

@@ -19,6 +19,7 @@ urlpatterns = [
     path("api/redoc/", SpectacularRedocView.as_view(url_name="schema", template_name="maumau/redoc.html"),
          name="redoc"),
     path("api/v1/", include("games.urls")),
+    path("api/v1/", include("accounts.urls")),
     path("api/v1/", include("scoring.urls")),
     path("api/v1/", include("streams.urls")),
 ]

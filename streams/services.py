@@ -40,9 +40,9 @@ def _iso(value: Any) -> str | None:
 
 
 def _people_of(seats: list[Seat]) -> list[tuple[int, Seat]]:
-    """(game seat, Seat) of the persons among seats in game order (bots and leavers get nothing)."""
+    """(game seat, Seat) of the persons among seats in game order (server bots and leavers get nothing)."""
     return [(index, seat) for index, seat in enumerate(seats)
-            if not seat.player.is_bot and not seat.left]
+            if seat.player.user_id is not None and not seat.left]
 
 
 def _people(game: Game) -> list[tuple[int, Seat]]:
@@ -143,7 +143,7 @@ def _league_over(table: Table) -> list[Notification]:
     league = League.objects.filter(pk=table.league_id, status="finished").first()
     if league is None or Notification.objects.filter(kind="league_over", data__league=league.pk).exists():
         return []
-    players = (Seat.objects.filter(table__league_id=league.pk, player__is_bot=False)
+    players = (Seat.objects.filter(table__league_id=league.pk, player__user__isnull=False)
                .values_list("player_id", flat=True).distinct())
     return [Notification(player_id=pid, kind="league_over", table_id=table.pk,
                          data={"league": league.pk, "name": league.name, "loser": league.loser_id})
@@ -171,7 +171,7 @@ def player_joined(*, seat_id: int) -> list[Notification]:
     seat = Seat.objects.filter(pk=seat_id).select_related("player").first()
     if seat is None:
         return []
-    others = Seat.objects.filter(table_id=seat.table_id, left=False, player__is_bot=False, pk__lt=seat.pk)
+    others = Seat.objects.filter(table_id=seat.table_id, left=False, player__user__isnull=False, pk__lt=seat.pk)
     return notifications_create([
         Notification(player_id=other.player_id, kind="player_joined", table_id=seat.table_id,
                      data={"table": seat.table_id, "position": seat.position,

@@ -51,7 +51,7 @@ def _player_for_token(header: str) -> Player:
     if len(parts) != 2 or parts[0].lower() != "token":
         raise _Unauthenticated()
     token = sql.token_with_user_and_player(parts[1])
-    if token is None or not token.user.is_active:
+    if token is None or not token.user.is_active or token.expired():
         raise _Unauthenticated()
     try:
         return token.user.player

@@ -13,8 +13,9 @@ from django.db import DatabaseError, connection, transaction
 from django.db.models import Model
 from django.utils import timezone
 from psycopg import pq
-from rest_framework.authtoken.models import Token
 
+from accounts import tokens
+from accounts.models import AccessToken
 from games import sql
 from games.models import Game, Move, Player, Seat
 from streams.models import Notification
@@ -29,7 +30,7 @@ def fields_of(obj: Model) -> dict[str, Any]:
 
 def test_the_token_brings_its_user_and_player(two_people) -> None:  # type: ignore[no-untyped-def]
     _table, host, _guest, _game = two_people()
-    expected = Token.objects.select_related("user__player").get(key=host.token)
+    expected = AccessToken.objects.select_related("user__player").get(prefix=tokens.key_prefix(host.token))
     token = sql.token_with_user_and_player(host.token)
     assert token is not None and fields_of(token) == fields_of(expected)
     assert fields_of(token.user) == fields_of(expected.user)
@@ -40,7 +41,8 @@ def test_the_token_brings_its_user_and_player(two_people) -> None:  # type: igno
 
 def test_a_user_without_player_has_no_player(django_user_model) -> None:  # type: ignore[no-untyped-def]
     user = django_user_model.objects.create(username="admin")
-    token = sql.token_with_user_and_player(Token.objects.create(user=user).key)
+    _made, key = tokens.token_issue(user=user, name="admin", scopes=["read"])
+    token = sql.token_with_user_and_player(key)
     assert token is not None and token.user.pk == user.pk
     with pytest.raises(Player.DoesNotExist):
         token.user.player  # noqa: B018
@@ -164,7 +166,7 @@ def test_the_hot_path_statements_become_prepared_statements_on_postgresql(two_pe
     with connection.cursor() as cursor:
         cursor.execute("SELECT statement FROM pg_prepared_statements")
         prepared = [row[0] for row in cursor.fetchall()]
-    assert any("FROM authtoken_token t" in text for text in prepared), prepared
+    assert any("FROM accounts_accesstoken t" in text for text in prepared), prepared
     assert any("FROM games_game g WHERE g.id = $1 FOR UPDATE" in text for text in prepared), prepared
 
 

@@ -89,15 +89,17 @@ def points_result(points: Sequence[int], winner: int | None = None, multiplier: 
 def client_for(player: Player) -> Any:
     """An API client authenticated by token as `player` (a person with an auth user)."""
     from django.contrib.auth.models import User
-    from rest_framework.authtoken.models import Token
     from rest_framework.test import APIClient
+
+    from accounts.models import SCOPES
+    from accounts.tokens import token_issue
 
     if player.user_id is None:
         player.user = User.objects.create_user(username=f"user{player.pk}")
         player.save(update_fields=["user"])
-    token, _ = Token.objects.get_or_create(user=player.user)
+    _made, key = token_issue(user=player.user, name="test", scopes=SCOPES, used=True)
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+    client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
     return client
 
 

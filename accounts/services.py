@@ -1,0 +1,180 @@
+"""Account use cases: sign-up with a password, a guest's upgrade, log-in and log-out, personal
+tokens, password change and account deletion. One transaction each; domain errors out.
+
+Guests (``POST /players``, games.services.player_create) are users with a random username and no
+password: setting credentials later keeps the same user and player, so everything they played stays
+theirs. A deleted account keeps its player row (results, ledgers and standings name it), renamed.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import timedelta
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth.hashers import make_password
+from django.contrib.auth.models import User
+from django.contrib.auth.password_validation import validate_password
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+from accounts import tokens
+from accounts.models import SCOPES, AccessToken
+from games import services as game_services
+from games.models import Player, Seat
+from maumau.errors import ConflictError, DomainError, NotFoundError, ValidationFailed
+from streams import services as stream_services
+from streams.models import Webhook
+
+#: Letters, digits and underscores, a letter first: never a guest's ``p-...`` or a deleted ``~deleted-...``.
+USERNAME = re.compile(r"[A-Za-z][A-Za-z0-9_]{2,29}")
+DELETED_NAME = "Deleted player"
+
+
+class InvalidCredentials(DomainError):
+    """The one answer for an unknown username and a wrong password alike."""
+
+    code, status = "invalid_credentials", 401
+
+
+def _invalid_credentials() -> InvalidCredentials:
+    return InvalidCredentials(message=_("The username or the password is wrong."))
+
+
+def _password_checked(password: str, user: Any, field: str) -> None:
+    """Django's password validators (AUTH_PASSWORD_VALIDATORS); their messages follow Accept-Language."""
+    try:
+        validate_password(password, user)
+    except ValidationError as error:
+        raise ValidationFailed(message=_("The password is too weak."),
+                               details={"fields": {field: [str(m) for m in error.messages]}}) from error
+
+
+def _username_free(username: str) -> None:
+    if not USERNAME.fullmatch(username):
+        raise ValidationFailed(details={"fields": {"username": [str(_(
+            "3 to 30 letters, digits or underscores, starting with a letter."))]}})
+    if User.objects.filter(username__iexact=username).exists():
+        raise ConflictError("username_taken", message=_("This username is taken."), details={"field": "username"})
+
+
+def _tokens_within_limit(user: Any) -> None:
+    """A user holds at most MAUMAU_TOKENS_PER_USER tokens: a new log-in drops the least recently used."""
+    limit = settings.MAUMAU_TOKENS_PER_USER
+    surplus = AccessToken.objects.filter(user=user).order_by("-last_used_at", "-created_at")[limit - 1:]
+    AccessToken.objects.filter(pk__in=list(surplus.values_list("pk", flat=True))).delete()
+
+
+def account_create(*, username: str, password: str, name: str | None = None, device: str,
+                   bot: bool = False) -> tuple[Player, AccessToken, str]:
+    """A person (or a bot account) with a username and a password, and a first token for ``device``."""
+    _username_free(username)
+    _password_checked(password, User(username=username), "password")
+    try:
+        with transaction.atomic():
+            user = User.objects.create_user(username=username, password=password)
+            player = Player.objects.create(name=name or username, user=user, is_bot=bot)
+            token, key = tokens.token_issue(user=user, name=device, scopes=SCOPES, used=True)
+    except IntegrityError as error:  # the same username in a race
+        raise ConflictError("username_taken", message=_("This username is taken."),
+                            details={"field": "username"}) from error
+    return player, token, key
+
+
+def credentials_set(*, user: Any, username: str, password: str) -> Any:
+    """A guest becomes an account: the same user and player, so its tables, rounds and standings stay."""
+    if user.has_usable_password():
+        raise ConflictError("already_registered", message=_("This account already has a username and password."))
+    _username_free(username)
+    user.username = username
+    _password_checked(password, user, "password")
+    user.set_password(password)
+    try:
+        with transaction.atomic():
+            user.save(update_fields=["username", "password"])
+    except IntegrityError as error:
+        raise ConflictError("username_taken", message=_("This username is taken."),
+                            details={"field": "username"}) from error
+    return user
+
+
+def _password_matches(user: Any | None, password: str) -> bool:
+    """Whether ``password`` is the user's; without a usable password (unknown user, guest, deleted) a
+    hash of the same cost is made anyway, so that the answer takes as long either way."""
+    if user is None or not user.is_active or not user.has_usable_password():
+        make_password(password)
+        return False
+    return user.check_password(password)
+
+
+def login(*, username: str, password: str, device: str) -> tuple[AccessToken, str]:
+    """A new token for ``device``; wrong username and wrong password give the same error."""
+    user = User.objects.filter(username__iexact=username).first() if USERNAME.fullmatch(username) else None
+    if not _password_matches(user, password):
+        raise _invalid_credentials()
+    with transaction.atomic():
+        _tokens_within_limit(user)
+        return tokens.token_issue(user=user, name=device, scopes=SCOPES, used=True)
+
+
+def logout(*, token: AccessToken) -> None:
+    AccessToken.objects.filter(pk=token.pk).delete()
+
+
+def token_create(*, user: Any, name: str, scopes: list[str], expires_in: int | None = None) -> tuple[AccessToken, str]:
+    """A personal token for a script or a bot, with only the scopes asked for (never ``account``)."""
+    if AccessToken.objects.filter(user=user).count() >= settings.MAUMAU_TOKENS_PER_USER:
+        raise ConflictError("too_many_tokens", message=_("Revoke a token before making another."),
+                            details={"limit": settings.MAUMAU_TOKENS_PER_USER})
+    expires_at = timezone.now() + timedelta(seconds=expires_in) if expires_in is not None else None
+    return tokens.token_issue(user=user, name=name, scopes=scopes, expires_at=expires_at)
+
+
+def token_revoke(*, user: Any, token_id: int) -> None:
+    """Revoke one of the caller's tokens; another's is as unknown as one that does not exist (404)."""
+    deleted = 0
+    if 0 < token_id < 2**63:  # beyond any id: as unknown as any other
+        deleted, _rows = AccessToken.objects.filter(user=user, pk=token_id).delete()
+    if not deleted:
+        raise NotFoundError()
+
+
+def password_change(*, user: Any, token: AccessToken, old_password: str, new_password: str,
+                    keep_other_tokens: bool = False) -> int:
+    """A new password; every other token is revoked unless asked not to. Returns how many were."""
+    if not user.has_usable_password():
+        raise ConflictError("no_password", message=_("This account has no password yet: set credentials first."))
+    if not user.check_password(old_password):
+        raise _invalid_credentials()
+    _password_checked(new_password, user, "new_password")
+    with transaction.atomic():
+        user.set_password(new_password)
+        user.save(update_fields=["password"])
+        if keep_other_tokens:
+            return 0
+        revoked, _rows = AccessToken.objects.filter(user=user).exclude(pk=token.pk).delete()
+    return revoked
+
+
+def account_delete(*, user: Any, player: Player, password: str | None) -> None:
+    """Delete the account: its seats are left (bots play them on), its webhooks and tokens removed, its
+    name anonymised, its user deactivated. The player row stays, so that every ledger, result and
+    standing that names it stays whole and still verifies."""
+    if user.has_usable_password() and not user.check_password(password or ""):
+        raise _invalid_credentials()
+    seated = Seat.objects.filter(player=player, left=False).exclude(table__status="closed")
+    for table_id in list(seated.values_list("table_id", flat=True)):
+        game_services.table_leave(table_id=table_id, player=player)
+    for webhook_id in list(Webhook.objects.filter(player=player).values_list("pk", flat=True)):
+        stream_services.webhook_delete(player=player, webhook_id=webhook_id)
+    with transaction.atomic():
+        Player.objects.filter(pk=player.pk).update(name=DELETED_NAME)
+        user.username = f"~deleted-{user.pk}"
+        user.set_unusable_password()
+        user.email = user.first_name = user.last_name = ""
+        user.is_active = False
+        user.save(update_fields=["username", "password", "email", "first_name", "last_name", "is_active"])
+        AccessToken.objects.filter(user=user).delete()

@@ -1,0 +1,16 @@
+"""Routes of /api/v1/ for accounts, log-in and tokens (no trailing slashes, as in API.md)."""
+
+from django.urls import path
+
+from accounts import apis
+
+urlpatterns = [
+    path("accounts", apis.AccountCreateApi.as_view(), name="account-create"),
+    path("auth/login", apis.LoginApi.as_view(), name="auth-login"),
+    path("auth/logout", apis.LogoutApi.as_view(), name="auth-logout"),
+    path("me/account", apis.AccountApi.as_view(), name="me-account"),
+    path("me/credentials", apis.CredentialsApi.as_view(), name="me-credentials"),
+    path("me/password", apis.PasswordApi.as_view(), name="me-password"),
+    path("me/tokens", apis.TokenListCreateApi.as_view(), name="me-tokens"),
+    path("me/tokens/<int:token_id>", apis.TokenDetailApi.as_view(), name="me-token-detail"),
+]
