@@ -15,18 +15,21 @@ from games.models import Player, Seat
 from streams.models import Notification
 from tests.accounts.conftest import PASSWORD, login
 from tests.games.api_helpers import act, setup_for, view
+from tests.scoring.scoring_helpers import deal_fixed
 
 pytestmark = pytest.mark.django_db
 
 
-def league_round(person: APIClient, other: APIClient) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+def league_round(person: APIClient, other: APIClient,
+                 monkeypatch: pytest.MonkeyPatch) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
     """A league table of ``person`` (host, seat 0) and ``other``; one round played to its end (the
-    person lays 7H, the other draws and keeps, the person lays KH and wins)."""
+    person lays 7H, the other draws and keeps, the person lays KH and wins). A league refuses a chosen
+    deal, so the fair deal is made the known one for the test."""
     league = person.post("/api/v1/leagues", {"name": "Friday", "rules": "classic"}, format="json").json()
     table = person.post("/api/v1/tables", {"rules": "classic", "league": league["id"]}, format="json").json()
     assert other.post(f"/api/v1/tables/{table['id']}/join").status_code == 200
-    setup = setup_for("classic", [["7H", "KH"], ["8C", "KD"]], "9H")
-    game = person.post(f"/api/v1/tables/{table['id']}/rounds", {"setup": setup}, format="json").json()
+    deal_fixed(monkeypatch, setup_for("classic", [["7H", "KH"], ["8C", "KD"]], "9H"))
+    game = person.post(f"/api/v1/tables/{table['id']}/rounds", format="json").json()
     assert act(person, game["id"], {"type": "play", "cards": ["7H"]}).status_code == 200
     while (state := view(other, game["id"]))["turn"] == 1:
         choice = next(a for a in state["legal_actions"] if a["type"] in ("pass", "draw"))
@@ -44,9 +47,11 @@ def verified() -> None:
     assert "standings match" in out.getvalue(), out.getvalue()
 
 
-def test_a_bot_account_is_shown_as_a_bot_in_every_view_and_standing(make_account: Callable[..., APIClient]) -> None:
+def test_a_bot_account_is_shown_as_a_bot_in_every_view_and_standing(
+    make_account: Callable[..., APIClient], monkeypatch: pytest.MonkeyPatch
+) -> None:
     ada, bot = make_account("ada"), make_account("maubot", bot=True, name="MauBot")
-    league, table, game = league_round(ada, bot)
+    league, table, game = league_round(ada, bot, monkeypatch)
     bot_id = bot.get("/api/v1/me").json()["id"]
     assert bot.get("/api/v1/me").json()["bot"] is True
     assert bot.get("/api/v1/me/account").json()["bot"] is True
@@ -72,9 +77,11 @@ def test_a_bot_account_plays_for_itself_and_is_told_its_turn(make_account: Calla
     assert Notification.objects.filter(player=bot_player, kind="your_turn").exists()
 
 
-def test_a_deleted_account_is_anonymised_and_its_rounds_still_verify(make_account: Callable[..., APIClient]) -> None:
+def test_a_deleted_account_is_anonymised_and_its_rounds_still_verify(
+    make_account: Callable[..., APIClient], monkeypatch: pytest.MonkeyPatch
+) -> None:
     ada, bob = make_account("ada", name="Ada Lovelace"), make_account("bob")
-    league, table, _game = league_round(ada, bob)
+    league, table, _game = league_round(ada, bob, monkeypatch)
     ada_id = ada.get("/api/v1/me").json()["id"]
     second = ada.post(f"/api/v1/tables/{table['id']}/rounds", {}, format="json").json()
     refused = ada.delete("/api/v1/me/account", {"password": "not it"}, format="json")
