@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
@@ -15,10 +15,11 @@ from rest_framework.views import APIView
 from games import clocks, engine, ledger, selectors, services
 from games.models import Game, Move, Player, Seat
 from games.serializers import (
-    ActionSerializer,
+    ACTION_SCHEMA,
     BotAddSerializer,
     EntropySerializer,
     FairnessSerializer,
+    GameViewSerializer,
     LedgerSerializer,
     MeSerializer,
     MoveResultSerializer,
@@ -30,8 +31,8 @@ from games.serializers import (
     TableSerializer,
 )
 from maumau.errors import ValidationFailed
-from maumau.params import query_int
-from maumau.schema import errors
+from maumau.params import QUERY_INT_MAX, query_bool, query_int
+from maumau.schema import ETAG, IDEMPOTENCY_KEY, IDEMPOTENT_REPLAYED, errors, query_number
 
 
 def example(name: str, value: dict[str, Any], description: str = "") -> OpenApiExample:
@@ -90,7 +91,7 @@ class TableListCreateApi(APIView):
         parameters=[
             OpenApiParameter("status", str, enum=["open", "playing", "closed", "any"],
                              description="Default: open tables."),
-            OpenApiParameter("mine", bool, description="Only tables where the caller sits."),
+            OpenApiParameter("mine", bool, description="Only tables where the caller sits (`true` or `false`)."),
         ],
         responses={200: TableSerializer(many=True), **errors(400, 401)},
     )
@@ -98,7 +99,7 @@ class TableListCreateApi(APIView):
         wanted = request.query_params.get("status", "open")
         if wanted not in ("open", "playing", "closed", "any"):
             raise ValidationFailed(details={"field": "status"})
-        mine = request.query_params.get("mine") in ("1", "true", "yes")
+        mine = query_bool(request.query_params.get("mine"), "mine")
         tables = selectors.table_list(status=None if wanted == "any" else wanted,
                                       player=caller(request) if mine else None)
         return Response([selectors.table_data(t) for t in tables])
@@ -184,7 +185,7 @@ class RoundStartApi(APIView):
                     "never counted and refused at a league table (409): `setup` gives every hand, the starter "
                     "and the stock (top first).",
         request=RoundStartSerializer,
-        responses={201: MoveResultSerializer, **errors(400, 401, 403, 404, 409, 429)},
+        responses={201: GameViewSerializer, **errors(400, 401, 403, 404, 409, 429)},
         examples=[
             example("A shuffled deal", {}),
             example("A practice deal from a seed", {"seed": 42}),
@@ -209,10 +210,12 @@ class GameDetailApi(APIView):
     @extend_schema(
         summary="The caller's view of a round, with their legal actions",
         parameters=[OpenApiParameter("If-None-Match", str, OpenApiParameter.HEADER,
-                                     description="The ETag of an earlier answer: 304 if nothing changed.")],
-        responses={200: MoveResultSerializer, 304: None, **errors(401, 403, 404)},
+                                     description="The ETag of an earlier answer: 304 if nothing changed."), ETAG],
+        responses={200: GameViewSerializer, 304: OpenApiResponse(description="Not modified."),
+                   **errors(401, 403, 404)},
     )
     def get(self, request: Request, game_id: int) -> Response:
+        query_int(request.query_params.get("after"), "after")  # the long-poll's (streams.views); bounded alike
         player = caller(request)
         game, table_seats = selectors.game_with_seats(game_id=game_id)
         if clocks.deadline_passed(game):  # resolved before answering; the row read tells, no extra query
@@ -239,10 +242,9 @@ class GameActionApi(APIView):
         summary="Play, draw, pass or say a word",
         description="Each of the caller's `legal_actions` can be sent as it is. The answer is the new view "
                     "and the events of this action and of the bots that answered it.",
-        request=ActionSerializer,
+        request={"application/json": ACTION_SCHEMA},
         examples=ACTION_EXAMPLES,
-        parameters=[OpenApiParameter("Idempotency-Key", str, OpenApiParameter.HEADER,
-                                     description="A retry with the same key returns the first answer.")],
+        parameters=[IDEMPOTENCY_KEY, IDEMPOTENT_REPLAYED],
         responses={200: MoveResultSerializer, **errors(400, 401, 403, 404, 409, 422, 429)},
     )
     def post(self, request: Request, game_id: int) -> Response:
@@ -251,8 +253,10 @@ class GameActionApi(APIView):
             raise ValidationFailed(details={"reason": "an action must be a JSON object"})
         action = dict(data)
         expected_version = action.pop("expected_version", None)
-        if expected_version is not None and (type(expected_version) is not int or expected_version < 0):
-            raise ValidationFailed(details={"field": "expected_version", "reason": "a non-negative integer"})
+        if expected_version is not None and (type(expected_version) is not int
+                                             or not 0 <= expected_version <= QUERY_INT_MAX):
+            raise ValidationFailed(details={"field": "expected_version",
+                                            "reason": f"a whole number from 0 to {QUERY_INT_MAX}"})
         key = request.headers.get("Idempotency-Key") or None
         if key is not None and len(key) > 255:
             raise ValidationFailed(details={"field": "Idempotency-Key", "reason": "at most 255 characters"})
@@ -271,14 +275,16 @@ class GameEventsApi(APIView):
     @extend_schema(
         summary="The round's ledger as the caller may see it",
         parameters=[
-            OpenApiParameter("after", int, description="Only rows with seq greater than this (default 0)."),
-            OpenApiParameter("limit", int, description="At most this many rows (default 500, max 1000)."),
+            query_number("after", "Only rows with seq greater than this (default 0)."),
+            query_number("limit", "At most this many rows (default 500).", minimum=1,
+                         maximum=selectors.EVENTS_PAGE_MAX),
         ],
         responses={200: LedgerSerializer, **errors(400, 401, 403, 404)},
     )
     def get(self, request: Request, game_id: int) -> Response:
         after = query_int(request.query_params.get("after"), "after", 0)
-        limit = query_int(request.query_params.get("limit"), "limit", 500, minimum=1)
+        limit = query_int(request.query_params.get("limit"), "limit", 500, minimum=1,
+                          maximum=selectors.EVENTS_PAGE_MAX)
         game, _seats, viewer = selectors.game_for_player(game_id=game_id, player=caller(request))
         return Response(selectors.events_for_player(game=game, viewer=viewer, after=after, limit=limit))
 

@@ -2,24 +2,126 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from games.engine.actions import MAX_CARDS_PER_PLAY, WORDS
+from games.engine.cards import DECK_RANKS, FRENCH_RANKS, JOKERS, MAX_JOKERS, SUITS
+from games.engine.rules import CLASSIC, JACK_ON_JACK, SCORINGS, TIMEOUT_POLICIES
+from maumau.errors import ValidationFailed
+from maumau.params import QUERY_INT_MAX
+from maumau.strict import (
+    StrictCharField,
+    StrictChoiceField,
+    StrictIntegerField,
+    StrictSerializer,
+)
 
-class StrictSerializer(serializers.Serializer):
-    """Refuses fields it does not know, so a typo is a 400 rather than silently ignored."""
+__all__ = ["StrictSerializer"]  # kept importable from here for the apps that used it
+
+RULE_SETS = ["classic", "tavern", "house"]
+#: Seats at one table; also bounds every seat number a client sends.
+MAX_SEATS = 16
+#: The most cards one deck holds (52 and every joker): bounds hands, stocks and card lists.
+MAX_DECK = len(FRENCH_RANKS) * len(SUITS) + MAX_JOKERS
+CARD_PATTERN = rf"^(?:(?:[2-9]|10|[JQKA])[CSHD]|X[1-{MAX_JOKERS}])$"
+SUITED_CARD_PATTERN = r"^(?:[2-9]|10|[JQKA])[CSHD]$"
+CARD = {"type": "string", "pattern": CARD_PATTERN, "description": "A card code: rank then suit, or a joker X1..X8."}
+SUITED_CARD = {"type": "string", "pattern": SUITED_CARD_PATTERN}
+
+
+def cards(max_items: int = MAX_DECK, **more: Any) -> dict[str, Any]:
+    return {"type": "array", "items": CARD, "maxItems": max_items, "uniqueItems": True, **more}
+
+
+# --- options of a rule set ----------------------------------------------------------------------
+
+#: The bounds of the whole-number options. The engine refuses impossible combinations (more hands
+#: than the deck can deal, ...); these keep every value within what a round can be played with and
+#: the database and the clock can hold (a turn of 10**12 seconds is no date).
+OPTION_LIMITS: dict[str, tuple[int, int]] = {
+    "jokers": (0, MAX_JOKERS),
+    "hand_size": (1, MAX_DECK),
+    "seven_draws": (0, 16),
+    "hermann_seconds": (1, 3600),
+    "turn_seconds": (0, 30 * 24 * 3600),
+    "league_limit": (0, 1_000_000),
+    "max_turns": (1, 100_000),
+}
+_OPTION_ENUMS: dict[str, list[Any]] = {
+    "deck": list(DECK_RANKS),
+    "timeout_policy": list(TIMEOUT_POLICIES),
+    "scoring": list(SCORINGS),
+}
+
+
+def _option_schema(name: str, default: Any) -> dict[str, Any]:
+    if name in _OPTION_ENUMS:
+        return {"type": "string", "enum": _OPTION_ENUMS[name]}
+    if name == "jack_on_jack":
+        words = [value for value in JACK_ON_JACK if isinstance(value, str)]
+        return {"oneOf": [{"type": "boolean"}, {"type": "string", "enum": words}]}
+    if name == "players":
+        seats = {"type": "integer", "minimum": 2, "maximum": MAX_SEATS}
+        return {"type": "array", "items": seats, "minItems": 2, "maxItems": 2, "description": "[fewest, most]"}
+    if name == "starter_excludes":
+        return {"type": "array", "items": {"type": "string", "enum": list(FRENCH_RANKS)}, "uniqueItems": True,
+                "maxItems": len(FRENCH_RANKS), "description": "Ranks that are never the starter."}
+    if isinstance(default, bool):
+        return {"type": "boolean"}
+    low, high = OPTION_LIMITS[name]
+    return {"type": "integer", "minimum": low, "maximum": high}
+
+
+OPTION_SCHEMAS = {name: _option_schema(name, default) for name, default in CLASSIC.to_json().items() if name != "rules"}
+OPTIONS_SCHEMA = {"type": "object", "properties": OPTION_SCHEMAS, "additionalProperties": False,
+                  "description": "Overrides of the preset's options (see the rules page)."}
+EFFECTIVE_OPTIONS_SCHEMA = {
+    "type": "object",
+    "properties": {"rules": {"type": "string", "enum": RULE_SETS}, **OPTION_SCHEMAS},
+    "required": ["rules", *OPTION_SCHEMAS],
+    "description": "Effective options: the preset merged with the overrides.",
+}
+
+
+@extend_schema_field(OPTIONS_SCHEMA)
+class RuleOptionsField(serializers.DictField):
+    """Overrides of a preset's options. Names, types and combinations are the engine's to refuse
+    (``games.rule_sets``); here only the bounds of the whole numbers, in the same error shape."""
 
     def to_internal_value(self, data: Any) -> Any:
-        if isinstance(data, dict):
-            unknown = set(data) - set(self.fields)
-            if unknown:
-                raise serializers.ValidationError({k: ["Unknown field."] for k in sorted(map(str, unknown))})
-        return super().to_internal_value(data)
+        options = super().to_internal_value(data)
+        for name, value in options.items():
+            if name in OPTION_LIMITS and type(value) is int:
+                low, high = OPTION_LIMITS[name]
+                if not low <= value <= high:
+                    raise ValidationFailed(message=_rules_not_valid(),
+                                           details={"option": name, "reason": f"must be from {low} to {high}"})
+            if name == "players" and isinstance(value, list) and any(type(v) is int and v > MAX_SEATS for v in value):
+                raise ValidationFailed(message=_rules_not_valid(),
+                                       details={"option": name, "reason": f"at most {MAX_SEATS} players"})
+        return options
+
+
+def _rules_not_valid() -> Any:
+    from django.utils.translation import gettext_lazy as _
+
+    return _("These rules are not valid.")
+
+
+@extend_schema_field(EFFECTIVE_OPTIONS_SCHEMA)
+class EffectiveOptionsField(serializers.DictField):
+    pass
+
+
+# --- requests --------------------------------------------------------------------------------
 
 
 class PlayerCreateSerializer(StrictSerializer):
-    name = serializers.CharField(max_length=64, min_length=1, trim_whitespace=True)
+    name = StrictCharField(max_length=64, min_length=1, trim_whitespace=True)
 
 
 class PlayerCreatedSerializer(serializers.Serializer):
@@ -35,10 +137,11 @@ class PlayerBriefSerializer(serializers.Serializer):
 
 
 class TableCreateSerializer(StrictSerializer):
-    rules = serializers.ChoiceField(choices=["classic", "tavern", "house"])
-    options = serializers.DictField(required=False, default=dict, help_text="Overrides of the preset's options.")
-    max_players = serializers.IntegerField(required=False, allow_null=True, min_value=2, max_value=16)
-    league = serializers.IntegerField(required=False, allow_null=True, min_value=1)
+    rules = StrictChoiceField(choices=RULE_SETS)
+    options = RuleOptionsField(required=False, default=dict)
+    max_players = StrictIntegerField(required=False, allow_null=True, min_value=2, max_value=MAX_SEATS,
+                                     help_text="Within the rules' `players` range (default: at most 4).")
+    league = StrictIntegerField(required=False, allow_null=True, min_value=1, max_value=QUERY_INT_MAX)
 
 
 ENTROPY_HELP = ("Your entropy for the table's next fair round: 1 to 64 printable ASCII characters without "
@@ -66,19 +169,135 @@ class EntropySerializer(StrictSerializer):
 
 
 class BotAddSerializer(StrictSerializer):
-    level = serializers.ChoiceField(choices=["random", "basic"], default="basic")
+    level = StrictChoiceField(choices=["random", "basic"], default="basic")
 
 
-class SetupSerializer(serializers.Serializer):
-    hands = serializers.ListField(child=serializers.ListField(child=serializers.CharField()))
-    starter = serializers.CharField()
-    stock = serializers.ListField(child=serializers.CharField(), help_text="Top first.")
-    first = serializers.IntegerField(required=False, min_value=0, help_text="Seat that opens (default 0).")
+SETUP_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "hands": {"type": "array", "items": cards(), "minItems": 2, "maxItems": MAX_SEATS,
+                  "description": "One hand per seated player, by seat."},
+        "starter": CARD,
+        "stock": cards(description="Top first."),
+        "first": {"type": "integer", "minimum": 0, "maximum": MAX_SEATS - 1,
+                  "description": "Seat that opens (default 0)."},
+    },
+    "required": ["hands", "starter"],
+    "additionalProperties": False,
+    "nullable": True,
+    "description": "A fixed deal (practice): hands, starter and stock are exactly the table's deck.",
+}
+SEED_PATTERN = r"^[\x20-\x7e]{1,128}$"
+SEED_SCHEMA = {
+    "oneOf": [{"type": "integer", "minimum": -(2**63), "maximum": 2**63 - 1},
+              {"type": "string", "pattern": SEED_PATTERN}],
+    "nullable": True,
+    "description": "A practice deal from this seed.",
+}
+
+
+@extend_schema_field(SEED_SCHEMA)
+class SeedField(serializers.JSONField):
+    """An integer, or 1 to 128 printable ASCII characters: what the round's ``seed`` column holds
+    on every database (PostgreSQL refuses a NUL, and no text column takes a lone surrogate)."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        if isinstance(data, str) and re.fullmatch(SEED_PATTERN[1:-1], data):
+            return data
+        if type(data) is int and -(2**63) <= data < 2**63:
+            return data
+        raise serializers.ValidationError("An integer or 1 to 128 printable ASCII characters.")
+
+
+@extend_schema_field(SETUP_SCHEMA)
+class SetupField(serializers.JSONField):
+    """Checked in full by the round's service (it knows the deck and the seats); bounded here."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        if isinstance(data, dict):
+            for name in ("hands", "stock"):
+                if isinstance(data.get(name), list) and len(data[name]) > (MAX_SEATS if name == "hands" else MAX_DECK):
+                    raise serializers.ValidationError({name: "Too many items."})
+        return data
 
 
 class RoundStartSerializer(StrictSerializer):
-    seed = serializers.JSONField(required=False, allow_null=True, help_text="Integer or string; practice only.")
-    setup = serializers.JSONField(required=False, allow_null=True, help_text="A fixed deal, see SetupSerializer.")
+    seed = SeedField(required=False, allow_null=True)
+    setup = SetupField(required=False, allow_null=True)
+
+
+# --- actions ---------------------------------------------------------------------------------
+
+JOKER_NAMES = {"type": "object", "properties": {joker: SUITED_CARD for joker in JOKERS},
+               "additionalProperties": False, "description": 'Jokers named: {"X1": "7S"}.'}
+EXPECTED_VERSION = {"type": "integer", "minimum": 0, "maximum": QUERY_INT_MAX,
+                    "description": "409 version_conflict if the game has moved on."}
+
+
+def _action(kind: str, properties: dict[str, Any], required: tuple[str, ...] = ()) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {"type": {"type": "string", "enum": [kind]}, **properties,
+                       "expected_version": EXPECTED_VERSION},
+        "required": ["type", *required],
+        "additionalProperties": False,
+    }
+
+
+PLAY = _action("play", {
+    "cards": cards(MAX_CARDS_PER_PLAY, minItems=1, description="In the order they are laid."),
+    "wish": {"type": "string", "enum": list(SUITS), "nullable": True},
+    "as": {**JOKER_NAMES, "nullable": True},
+    "target": {"type": "integer", "minimum": 0, "maximum": MAX_SEATS - 1, "nullable": True,
+               "description": "Seat to swap hands with (QH)."},
+    "say": {"type": "array", "items": {"type": "string", "enum": list(WORDS)}, "maxItems": len(WORDS),
+            "nullable": True},
+}, ("cards",))
+SAY = _action("say", {"word": {"type": "string", "enum": list(WORDS)}}, ("word",))
+
+
+#: The body of ``POST /games/{id}/actions``: one of four shapes, told apart by ``type``. The engine
+#: parses actions (``games.engine.actions``); this is what it accepts, for the schema.
+ACTION_SCHEMA = {
+    "oneOf": [PLAY, _action("draw", {}), _action("pass", {}), SAY],
+    "description": "One action; each of the view's `legal_actions` can be sent as it is.",
+}
+LEGAL_ACTION_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "type": {"type": "string", "enum": ["play", "draw", "pass", "say"]},
+        "cards": cards(MAX_CARDS_PER_PLAY),
+        "wish": {"type": "string", "enum": list(SUITS)},
+        "as": {"type": "object", "properties": {joker: {"oneOf": [SUITED_CARD, {"type": "array", "items": SUITED_CARD}]}
+                                                 for joker in JOKERS},
+               "additionalProperties": False,
+               "description": "Each joker's name, or the names allowed for the client to pick one."},
+        "target": {"type": "integer", "minimum": 0, "maximum": MAX_SEATS - 1},
+        "say": {"type": "array", "items": {"type": "string", "enum": list(WORDS)}},
+        "word": {"type": "string", "enum": list(WORDS)},
+    },
+    "required": ["type"],
+    "additionalProperties": False,
+}
+EVENT_SCHEMA = {
+    "type": "object",
+    "properties": {"type": {"type": "string"}},
+    "required": ["type"],
+    "description": "One engine event (`played`, `drew`, `turn`, ...), redacted for the caller.",
+}
+
+
+@extend_schema_field(LEGAL_ACTION_SCHEMA)
+class LegalActionField(serializers.JSONField):
+    pass
+
+
+@extend_schema_field(EVENT_SCHEMA)
+class EventField(serializers.JSONField):
+    pass
+
+
+# --- answers ---------------------------------------------------------------------------------
 
 
 class SeatEntropySerializer(serializers.Serializer):
@@ -99,8 +318,8 @@ class SeatSerializer(serializers.Serializer):
 class TableSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     host = PlayerBriefSerializer()
-    rules = serializers.CharField()
-    options = serializers.DictField(help_text="Effective options: preset merged with overrides.")
+    rules = serializers.ChoiceField(choices=RULE_SETS)
+    options = EffectiveOptionsField()
     max_players = serializers.IntegerField()
     league = serializers.IntegerField(allow_null=True)
     status = serializers.ChoiceField(choices=["open", "playing", "closed"])
@@ -116,33 +335,29 @@ class TableSerializer(serializers.Serializer):
     created_at = serializers.DateTimeField()
 
 
+class MyTableSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    host = PlayerBriefSerializer()
+    rules = serializers.ChoiceField(choices=RULE_SETS)
+    status = serializers.ChoiceField(choices=["open", "playing", "closed"])
+    current_game = serializers.IntegerField(allow_null=True)
+    position = serializers.IntegerField(help_text="The caller's seat at the table.")
+
+
+class MyLeagueSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    rules = serializers.ChoiceField(choices=RULE_SETS)
+    status = serializers.ChoiceField(choices=["active", "finished"])
+
+
 class MeSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     name = serializers.CharField()
     bot = serializers.BooleanField()
     created_at = serializers.DateTimeField()
-    tables = serializers.ListField(child=serializers.DictField())
-    leagues = serializers.ListField(child=serializers.DictField())
-
-
-class ActionSerializer(serializers.Serializer):
-    """One action; the engine validates it (unknown fields such as `hand` or `seat` are refused)."""
-
-    type = serializers.ChoiceField(choices=["play", "draw", "pass", "say"])
-    cards = serializers.ListField(child=serializers.CharField(), required=False)
-    wish = serializers.ChoiceField(choices=["C", "S", "H", "D"], required=False)
-    as_ = serializers.DictField(child=serializers.CharField(), required=False, help_text='Jokers named: {"X1": "7S"}')
-    target = serializers.IntegerField(required=False, help_text="Seat to swap hands with (QH).")
-    say = serializers.ListField(child=serializers.ChoiceField(choices=["mau", "maumau", "pik", "hermann"]),
-                                required=False)
-    word = serializers.ChoiceField(choices=["mau", "maumau", "pik", "hermann"], required=False)
-    expected_version = serializers.IntegerField(required=False, min_value=0,
-                                                help_text="409 version_conflict if the game has moved on.")
-
-    def get_fields(self) -> dict[str, Any]:
-        fields = super().get_fields()
-        fields["as"] = fields.pop("as_")
-        return fields
+    tables = MyTableSerializer(many=True)
+    leagues = MyLeagueSerializer(many=True)
 
 
 class GamePlayerSerializer(serializers.Serializer):
@@ -151,6 +366,33 @@ class GamePlayerSerializer(serializers.Serializer):
     player = serializers.IntegerField()
     card_count = serializers.IntegerField()
     bot = serializers.BooleanField()
+    owes = serializers.ListField(child=serializers.ChoiceField(choices=list(WORDS)),
+                                 help_text="Calls the seat still owes (house).")
+    sits_out = serializers.BooleanField()
+    hermann_pending = serializers.BooleanField()
+
+
+class ResultLineSerializer(serializers.Serializer):
+    seat = serializers.IntegerField()
+    rank = serializers.IntegerField()
+    cards_left = serializers.IntegerField()
+    raw_points = serializers.IntegerField()
+    multiplier = serializers.IntegerField()
+    points = serializers.IntegerField()
+    won = serializers.BooleanField()
+    player = serializers.IntegerField()
+    name = serializers.CharField()
+
+
+class ResultSerializer(serializers.Serializer):
+    winner = serializers.IntegerField(allow_null=True)
+    reason = serializers.ChoiceField(choices=["mau_mau", "stalemate", "max_turns"])
+    multiplier = serializers.IntegerField()
+    players = ResultLineSerializer(many=True)
+
+
+class HermannSerializer(serializers.Serializer):
+    waiting = serializers.ListField(child=serializers.IntegerField(), help_text="Seats that must still say it.")
 
 
 class DealEntropySerializer(SeatEntropySerializer):
@@ -171,27 +413,32 @@ class GameViewSerializer(serializers.Serializer):
     table = serializers.IntegerField()
     number = serializers.IntegerField(help_text="Round number at the table.")
     status = serializers.ChoiceField(choices=["active", "finished"])
+    phase = serializers.ChoiceField(choices=["play", "drawn", "finished"])
     version = serializers.IntegerField(help_text="Number of ledger rows applied.")
     seat = serializers.IntegerField(allow_null=True, help_text="The caller's seat.")
     turn = serializers.IntegerField(allow_null=True)
-    direction = serializers.IntegerField()
+    turns = serializers.IntegerField()
+    direction = serializers.ChoiceField(choices=[1, -1])
     top_card = serializers.CharField()
-    wish = serializers.CharField(allow_null=True)
+    top_joker = serializers.CharField(allow_null=True, help_text="The joker under its name, if the top card is one.")
+    wish = serializers.ChoiceField(choices=list(SUITS), allow_null=True)
     pending_draw = serializers.IntegerField()
     stock_count = serializers.IntegerField()
+    discard_count = serializers.IntegerField()
     players = GamePlayerSerializer(many=True)
-    hand = serializers.ListField(child=serializers.CharField(), help_text="The caller's cards only.")
-    legal_actions = serializers.ListField(child=serializers.DictField(),
-                                          help_text="Each can be POSTed as is to /actions.")
+    hand = serializers.ListField(child=serializers.CharField(), allow_null=True, help_text="The caller's cards only.")
+    drawn_card = serializers.CharField(allow_null=True, help_text="The card the caller just drew.")
+    hermann = HermannSerializer(allow_null=True)
+    legal_actions = serializers.ListField(child=LegalActionField(), help_text="Each can be POSTed as is to /actions.")
     deadline = serializers.DateTimeField(allow_null=True)
     hermann_deadline = serializers.DateTimeField(allow_null=True)
-    result = serializers.DictField(allow_null=True)
+    result = ResultSerializer(allow_null=True)
     practice = serializers.BooleanField(help_text="A chosen seed or setup: never counted.")
     deal = DealSerializer()
 
 
 class MoveResultSerializer(GameViewSerializer):
-    events = serializers.ListField(child=serializers.DictField(),
+    events = serializers.ListField(child=EventField(),
                                    help_text="Events of this action and of the bots that answered, redacted.")
 
 
@@ -200,17 +447,17 @@ class LedgerMoveSerializer(serializers.Serializer):
     actor = serializers.ChoiceField(choices=["player", "bot", "clock", "system"])
     seat = serializers.IntegerField(allow_null=True)
     action = serializers.DictField()
-    events = serializers.ListField(child=serializers.DictField())
+    events = serializers.ListField(child=EventField())
     created_at = serializers.DateTimeField()
 
 
 class LedgerSerializer(serializers.Serializer):
     game = serializers.IntegerField()
     version = serializers.IntegerField()
-    status = serializers.CharField()
+    status = serializers.ChoiceField(choices=["active", "finished"])
     practice = serializers.BooleanField(help_text="A chosen seed or setup: never counted.")
     revealed = serializers.BooleanField(help_text="True after the round: every hand is shown (full replay).")
-    deal = serializers.DictField(allow_null=True, help_text="The deal (own hand, counts for others) when after=0.")
+    deal = EventField(allow_null=True, help_text="The deal (own hand, counts for others) when after=0.")
     moves = LedgerMoveSerializer(many=True)
     next_after = serializers.IntegerField(help_text="Pass as `after` to read on.")
 

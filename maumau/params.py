@@ -26,3 +26,13 @@ def query_int(value: Any, name: str, default: Any = None, *, minimum: int = 0,
     if number is None or not minimum <= number <= maximum:
         raise ValidationFailed(details={"field": name, "reason": f"a whole number from {minimum} to {maximum}"})
     return number
+
+
+def query_bool(value: Any, name: str) -> bool:
+    """``true`` or ``false`` (a query string's boolean, as the schema and its generators write it);
+    missing is false. Empty, ``1``, ``yes`` and the like are refused, not guessed at."""
+    if value is None:
+        return False
+    if value in ("true", "false"):
+        return value == "true"
+    raise ValidationFailed(details={"field": name, "reason": "true or false"})

@@ -235,6 +235,7 @@ SPECTACULAR_SETTINGS = {
     "SERVE_INCLUDE_SCHEMA": False,
     "SCHEMA_PATH_PREFIX": r"/api/v1",  # operations are grouped (tagged) by what follows: tables, games, ...
     "COMPONENT_SPLIT_REQUEST": True,
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "maumau.schema.error_headers"],
     "ENUM_NAME_OVERRIDES": {
         "CallWordEnum": ["mau", "maumau", "pik", "hermann"],
         "TableStatusEnum": ["open", "playing", "closed"],

@@ -11,8 +11,8 @@ from rest_framework.views import APIView
 
 from games.models import Player, Table
 from maumau.errors import NotFoundError
-from maumau.params import query_int
-from maumau.schema import errors
+from maumau.params import query_bool, query_int
+from maumau.schema import errors, query_number
 from scoring import selectors, services
 from scoring.serializers import (
     HistoryLine,
@@ -39,12 +39,13 @@ class LeagueListApi(APIView):
     @extend_schema(
         operation_id="leagues_list",
         summary="List leagues",
-        parameters=[OpenApiParameter("mine", bool, description="Only leagues the caller created or played in.")],
-        responses={200: LeagueOutput(many=True), **errors(401)},
+        parameters=[OpenApiParameter("mine", bool, description="Only leagues the caller created or played in "
+                                                                "(`true` or `false`).")],
+        responses={200: LeagueOutput(many=True), **errors(400, 401)},
         tags=["leagues"],
     )
     def get(self, request: Request) -> Response:
-        mine = request.query_params.get("mine", "").lower() in {"1", "true", "yes"}
+        mine = query_bool(request.query_params.get("mine"), "mine")
         leagues = selectors.league_list(player=request.user.player if mine else None)[:200]
         return Response([league_data(league) for league in leagues])
 
@@ -62,7 +63,7 @@ class LeagueListApi(APIView):
                            value={"name": "Short", "rules": "house", "options": {"league_limit": 300}}),
             OpenApiExample("Tavern league", request_only=True, value={"name": "Tavern", "rules": "tavern"}),
         ],
-        responses={201: LeagueOutput, **errors(400, 401)},
+        responses={201: LeagueOutput, **errors(400, 401, 429)},
         tags=["leagues"],
     )
     def post(self, request: Request) -> Response:
@@ -142,8 +143,8 @@ class PlayerHistoryApi(APIView):
         operation_id="players_history",
         summary="A player's finished rounds, newest first",
         parameters=[
-            OpenApiParameter("limit", int, description=f"Page size, 1..{HISTORY_PAGE_MAX} (default 50)."),
-            OpenApiParameter("offset", int, description="Rows to skip (default 0)."),
+            query_number("limit", "Page size (default 50).", minimum=1, maximum=HISTORY_PAGE_MAX),
+            query_number("offset", "Rows to skip (default 0)."),
         ],
         responses={200: HistoryOutput, **errors(400, 401, 404)},
         tags=["players"],
@@ -162,8 +163,8 @@ class MeHistoryApi(PlayerHistoryApi):
         operation_id="me_history",
         summary="The caller's finished rounds, newest first",
         parameters=[
-            OpenApiParameter("limit", int, description=f"Page size, 1..{HISTORY_PAGE_MAX} (default 50)."),
-            OpenApiParameter("offset", int, description="Rows to skip (default 0)."),
+            query_number("limit", "Page size (default 50).", minimum=1, maximum=HISTORY_PAGE_MAX),
+            query_number("offset", "Rows to skip (default 0)."),
         ],
         responses={200: HistoryOutput, **errors(400, 401)},
         tags=["players"],

@@ -6,13 +6,17 @@ from typing import Any
 
 from rest_framework import serializers
 
+from games.serializers import EffectiveOptionsField, RuleOptionsField
+from maumau.strict import StrictCharField, StrictChoiceField, StrictSerializer
+
 RULE_SETS = ["classic", "tavern", "house"]
 
 
-class LeagueCreateInput(serializers.Serializer):
-    name = serializers.CharField(max_length=100, help_text="Shown in standings and in the player's leagues.")
-    rules = serializers.ChoiceField(choices=RULE_SETS, help_text="Rule set of every table in the league.")
-    options = serializers.DictField(
+class LeagueCreateInput(StrictSerializer):
+    name = StrictCharField(max_length=100, min_length=1,
+                           help_text="Shown in standings and in the player's leagues.")
+    rules = StrictChoiceField(choices=RULE_SETS, help_text="Rule set of every table in the league.")
+    options = RuleOptionsField(
         required=False,
         default=dict,
         help_text='Overrides of the rule set\'s options (as for tables), e.g. {"league_limit": 300}.',
@@ -35,7 +39,7 @@ class LeagueOutput(serializers.Serializer):
     id = serializers.IntegerField()
     name = serializers.CharField()
     rules = serializers.ChoiceField(choices=RULE_SETS)
-    options = serializers.DictField(help_text="Effective options: the preset merged with the overrides.")
+    options = EffectiveOptionsField()
     scoring = serializers.ChoiceField(choices=["ranking", "wins", "points"])
     league_limit = serializers.IntegerField(help_text="Points that lose the league (house: 500); 0 = no limit.")
     status = serializers.ChoiceField(choices=["active", "finished"])
@@ -90,8 +94,8 @@ class ScoreboardLine(serializers.Serializer):
 
 class ScoreboardOutput(serializers.Serializer):
     table = serializers.IntegerField()
-    rules = serializers.CharField()
-    scoring = serializers.CharField()
+    rules = serializers.ChoiceField(choices=RULE_SETS)
+    scoring = serializers.ChoiceField(choices=["ranking", "wins", "points"])
     rounds = serializers.IntegerField(help_text="Rounds finished at this table (practice rounds left out).")
     practice_rounds = serializers.IntegerField(help_text="Practice rounds (a chosen seed or setup): never counted.")
     players = ScoreboardLine(many=True)
@@ -124,8 +128,8 @@ class HistoryLine(serializers.Serializer):
     table = serializers.IntegerField(source="table_id")
     league = serializers.IntegerField(source="league_id", allow_null=True)
     round = serializers.IntegerField(source="round.number", help_text="Round number at its table.")
-    rules = serializers.CharField()
-    reason = serializers.CharField(source="round.reason", help_text="mau_mau, stalemate or max_turns.")
+    rules = serializers.ChoiceField(choices=RULE_SETS)
+    reason = serializers.ChoiceField(choices=["mau_mau", "stalemate", "max_turns"], source="round.reason")
     seat = serializers.IntegerField()
     rank = serializers.IntegerField()
     cards_left = serializers.IntegerField()

@@ -19,24 +19,29 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games.serializers import MoveResultSerializer
-from maumau.errors import NotFoundError
-from maumau.schema import errors
+from games.serializers import GameViewSerializer
+from maumau.errors import NotFoundError, ValidationFailed
+from maumau.params import QUERY_INT_MAX
+from maumau.schema import ETAG, errors, query_number
+from maumau.strict import StrictChoiceField, StrictListField, StrictSerializer, StrictURLField
 from streams import services
 from streams.models import KINDS, Webhook, WebhookDelivery
 
+EVENT_KINDS = ["*", *KINDS]
+DELIVERY_STATUSES = ["pending", "retrying", "delivered", "failed"]
 
-class WebhookCreateSerializer(serializers.Serializer):
-    url = serializers.URLField(max_length=500, help_text="http(s) URL; private, loopback and link-local "
-                                                         "addresses are refused unless the operator allows them.")
-    events = serializers.ListField(child=serializers.ChoiceField(choices=["*", *KINDS]), min_length=1,
-                                   help_text='Notification kinds to deliver, or ["*"] for all.')
+
+class WebhookCreateSerializer(StrictSerializer):
+    url = StrictURLField(max_length=500, help_text="http(s) URL; private, loopback and link-local "
+                                                   "addresses are refused unless the operator allows them.")
+    events = StrictListField(child=StrictChoiceField(choices=EVENT_KINDS), min_length=1,
+                             max_length=len(EVENT_KINDS), help_text='Notification kinds to deliver, or ["*"] for all.')
 
 
 class WebhookSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     url = serializers.URLField()
-    events = serializers.ListField(child=serializers.CharField())
+    events = serializers.ListField(child=serializers.ChoiceField(choices=EVENT_KINDS))
     active = serializers.BooleanField()
     created_at = serializers.DateTimeField()
 
@@ -51,15 +56,15 @@ class WebhookSecretSerializer(serializers.Serializer):
 
 class DeliverySerializer(serializers.Serializer):
     id = serializers.IntegerField()
-    event = serializers.CharField()
-    status = serializers.CharField(help_text="pending, retrying, delivered or failed")
+    event = serializers.ChoiceField(choices=KINDS)
+    status = serializers.ChoiceField(choices=DELIVERY_STATUSES)
     attempts = serializers.IntegerField()
     response_status = serializers.IntegerField(allow_null=True)
     last_error = serializers.CharField()
     next_attempt_at = serializers.DateTimeField(allow_null=True)
     created_at = serializers.DateTimeField()
     delivered_at = serializers.DateTimeField(allow_null=True)
-    body = serializers.JSONField(help_text="The JSON body that is signed and sent.")
+    body = serializers.DictField(help_text="The JSON body that is signed and sent.")
 
 
 class NotificationSerializer(serializers.Serializer):
@@ -127,8 +132,8 @@ class WebhookDetailApi(APIView):
 class WebhookDeliveriesApi(APIView):
     @extend_schema(
         summary="A webhook's latest deliveries",
-        parameters=[OpenApiParameter("status", str, enum=["pending", "retrying", "delivered", "failed"])],
-        responses={200: DeliverySerializer(many=True), **errors(401, 404)},
+        parameters=[OpenApiParameter("status", str, enum=DELIVERY_STATUSES, description="Only deliveries in it.")],
+        responses={200: DeliverySerializer(many=True), **errors(400, 401, 404)},
         description="The latest 100 deliveries of this webhook, newest first.",
     )
     def get(self, request: Request, webhook_id: int) -> Response:
@@ -136,8 +141,11 @@ class WebhookDeliveriesApi(APIView):
         if hook is None:
             raise NotFoundError()
         query = hook.deliveries.all()
-        if request.query_params.get("status"):
-            query = query.filter(status=request.query_params["status"])
+        wanted = request.query_params.get("status")
+        if wanted:
+            if wanted not in DELIVERY_STATUSES:
+                raise ValidationFailed(details={"field": "status", "allowed": DELIVERY_STATUSES})
+            query = query.filter(status=wanted)
         return Response([delivery_data(d) for d in query[:100]])
 
 
@@ -156,7 +164,8 @@ class WebhookSecretApi(APIView):
 # --- schema of the async views -------------------------------------------------------------------
 
 SSE = OpenApiResponse(OpenApiTypes.STR, description="`text/event-stream`")
-LAST_EVENT_ID = OpenApiParameter("Last-Event-ID", int, OpenApiParameter.HEADER,
+LAST_EVENT_ID = OpenApiParameter("Last-Event-ID", {"type": "integer", "minimum": 0, "maximum": QUERY_INT_MAX},
+                                 OpenApiParameter.HEADER,
                                  description="Resume after this event id (sent by EventSource on reconnect).")
 
 
@@ -164,8 +173,8 @@ class GameStreamDoc(APIView):
     @extend_schema(
         operation_id="games_stream",
         summary="The round's ledger as server-sent events",
-        parameters=[LAST_EVENT_ID, OpenApiParameter(
-            "after", int, description="Start after this ledger seq (default: the current version, only new moves).")],
+        parameters=[LAST_EVENT_ID, query_number(
+            "after", "Start after this ledger seq (default: the current version, only new moves).")],
         responses={200: SSE, **errors(400, 401, 403, 404)},
         description="Server-sent events of the caller's ledger as moves happen: `event: move`, `id:` = seq, "
                     "`data:` = one ledger row as `GET /games/{id}/events` shows it (redacted for the caller). "
@@ -179,8 +188,7 @@ class MeStreamDoc(APIView):
     @extend_schema(
         operation_id="me_stream",
         summary="The caller's notifications as server-sent events",
-        parameters=[LAST_EVENT_ID, OpenApiParameter(
-            "after", int, description="Start after this notification id (default: only new ones).")],
+        parameters=[LAST_EVENT_ID, query_number("after", "Start after this notification id (default: only new ones).")],
         responses={200: SSE, **errors(400, 401)},
         description="Server-sent events of the caller's notifications across all tables: `event:` = kind "
                     f"({', '.join(KINDS)}), `id:` = notification id, `data:` = the notification JSON "
@@ -211,11 +219,14 @@ class GameDetailLongPoll(OpenApiViewExtension):
         get.kwargs = dict(getattr(original, "kwargs", {}))  # type: ignore[attr-defined]
         get = extend_schema(
             parameters=[
-                OpenApiParameter("wait", float, description="Long-poll: answer as soon as the version is past "
-                                 "`after`, or 304 after this many seconds (at most 60)."),
-                OpenApiParameter("after", int, description="Long-poll: the version the caller has (default: the "
-                                 "version in If-None-Match, else the current one)."),
+                OpenApiParameter("wait", {"type": "number", "minimum": 0},
+                                 description="Long-poll: answer as soon as the version is past `after`, or 304 "
+                                             "after this many seconds (more than 60 counts as 60)."),
+                query_number("after", "Long-poll: the version the caller has (default: the version in "
+                                      "If-None-Match, else the current one)."),
+                ETAG,
             ],
-            responses={200: MoveResultSerializer, 304: None, **errors(400, 401, 403, 404)},
+            responses={200: GameViewSerializer, 304: OpenApiResponse(description="Not modified."),
+                       **errors(400, 401, 403, 404)},
         )(get)
         return type("GameDetailApi", (self.target_class,), {"get": get})

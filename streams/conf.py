@@ -30,7 +30,7 @@ DEFAULTS: dict[str, Any] = {
     # With postgres/redis the same poll runs this rarely, as a backstop for a lost wake-up.
     "STREAMS_BACKSTOP_INTERVAL": _env_float("STREAMS_BACKSTOP_INTERVAL", 2.0),
     "STREAMS_KEEPALIVE_SECONDS": _env_float("STREAMS_KEEPALIVE_SECONDS", 5.0),
-    "STREAMS_LONGPOLL_MAX_SECONDS": 60.0,
+    "STREAMS_LONGPOLL_MAX_SECONDS": _env_float("STREAMS_LONGPOLL_MAX_SECONDS", 60.0),
     # Threads that run the ORM for waiting clients (never the threads that serve moves).
     "STREAMS_DB_THREADS": int(_env_float("STREAMS_DB_THREADS", 4)),
     # A "deadline_soon" notification once this share of a turn's time is used ...

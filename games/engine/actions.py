@@ -124,6 +124,6 @@ def _parse_target(target: Any) -> int | None:
 def _parse_say(say: Any) -> list[str]:
     if say is None:
         return []
-    if not isinstance(say, list) or any(word not in WORDS for word in say):
+    if not isinstance(say, list) or len(say) > len(WORDS) or any(word not in WORDS for word in say):
         raise ActionError(f"say must be a list of {', '.join(WORDS)}", {"field": "say"})
     return list(dict.fromkeys(say))

@@ -127,7 +127,7 @@ def test_list_open_tables_and_my_tables(make_player, make_table) -> None:
     other = make_player("Other")
     listed = other.get("/api/v1/tables").json()
     assert [t["id"] for t in listed] == [table.id] and listed[0]["free_seats"] == 3
-    assert other.get("/api/v1/tables?mine=1").json() == []
+    assert other.get("/api/v1/tables?mine=true").json() == []
     assert other.get("/api/v1/tables?status=bogus").status_code == 400
     assert table.host.get("/api/v1/me").json()["tables"][0]["id"] == table.id
 
