@@ -540,12 +540,14 @@ def tail(text: str, length: int = 1200) -> str:
     return text.strip()[-length:]
 
 
-def schedule(seconds: float, cycle: float) -> list[tuple[float, str]]:
-    """The faults at their times (seconds after the traffic starts), one cycle after another."""
+def schedule(seconds: float, cycle: float, wanted: set[str] | None = None) -> list[tuple[float, str]]:
+    """The faults (``wanted``, default all) at their times (seconds after the traffic starts), one
+    cycle after another."""
     plan = []
     start = 0.0
     while start < seconds:
-        plan += [(start + share * cycle, name) for share, name in FAULTS if start + share * cycle < seconds]
+        plan += [(start + share * cycle, name) for share, name in FAULTS
+                 if start + share * cycle < seconds and (wanted is None or name in wanted)]
         start += cycle
     return plan
 
@@ -616,9 +618,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="connection errors this long after a web worker kill are the kill's")
     parser.add_argument("--drain-seconds", type=float, default=30.0,
                         help="after the traffic, wait at most this long for the deliveries to settle ...")
-    parser.add_argument("--recovery-seconds", type=float, default=75.0,
+    parser.add_argument("--recovery-seconds", type=float, default=70.0,
                         help="... or until this long after the last Celery worker kill (the webhook sweep re-queues "
                              "deliveries whose message was lost after 60 s), whichever is later")
+    parser.add_argument("--faults", default=",".join(dict.fromkeys(name for _share, name in FAULTS)),
+                        help="which faults to bring (comma-separated; empty: none, a control run)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--database-url", default=os.environ.get(
         "DRILL_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/maumau_drill"))
@@ -627,6 +631,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     args.tables = args.tables or (6 if args.short else 10)
     args.seconds = args.seconds or (30.0 if args.short else 240.0)
+    args.faults = {name for name in args.faults.split(",") if name.strip()}
+    unknown = args.faults - {name for _share, name in FAULTS}
+    if unknown:
+        parser.error(f"unknown faults: {', '.join(sorted(unknown))}")
     if not args.database_url.startswith(("postgres://", "postgresql://")):
         parser.error("the drill needs PostgreSQL (--database-url): it terminates the service's connections")
     return Drill(args).run()
@@ -650,6 +658,7 @@ class Drill:
         self.secrets: dict[int, str] = {}
         self.service = Service(self.env, self.tmp, self.queue)
         self.faults = Faults(self.service, args.database_url, self.env)
+        self.setup_seconds = 0.0
 
     def run(self) -> int:
         args = self.args
@@ -660,7 +669,8 @@ class Drill:
         receiver = Receiver(self.secrets)
         try:
             self.service.start()
-            log(f"service up after {time.monotonic() - began:.1f}s: uvicorn :{self.service.uvicorn_port}, "
+            self.setup_seconds = time.monotonic() - began
+            log(f"service up after {self.setup_seconds:.1f}s: uvicorn :{self.service.uvicorn_port}, "
                 f"gunicorn :{self.service.gunicorn_port}, Celery worker and beat")
             traffic = self.traffic(receiver)
             settle = self.settle()
@@ -681,20 +691,20 @@ class Drill:
         hook_url = f"http://127.0.0.1:{receiver.port}/hook"
         persons = [Person(index, server, self.service.port(server), hook_url, self.secrets, self.journal, args)
                    for index, server in ((i, ("uvicorn", "gunicorn")[i % 2]) for i in range(args.tables))]
-        for person in persons:
-            person.sign_up()
-        league = persons[0].must("POST", "/api/v1/leagues", {"name": "Drill league", "rules": "classic",
-                                                              "options": {"turn_seconds": args.turn_seconds}},
-                                 expect=(201,))["id"]
-        for person in persons:  # the classic tables play in the league
-            person.table_open(league if person.rules == "classic" else None)
+        with ThreadPoolExecutor(len(persons)) as pool:
+            list(pool.map(Person.sign_up, persons))
+            league = persons[0].must("POST", "/api/v1/leagues", {"name": "Drill league", "rules": "classic",
+                                                                  "options": {"turn_seconds": args.turn_seconds}},
+                                     expect=(201,))["id"]
+            # the classic tables play in the league
+            list(pool.map(lambda p: p.table_open(league if p.rules == "classic" else None), persons))
         started = time.monotonic()
         stop = started + args.seconds
         threads = [threading.Thread(target=p.run, args=(stop,), name=f"person-{p.index}", daemon=True) for p in persons]
         for thread in threads:
             thread.start()
         log(f"{len(persons)} persons playing for {args.seconds:.0f}s")
-        for at, name in schedule(args.seconds, min(args.cycle_seconds, args.seconds)):
+        for at, name in schedule(args.seconds, min(args.cycle_seconds, args.seconds), args.faults):
             time.sleep(max(0.0, started + at - time.monotonic()))
             self.faults.run(name, started)
         for thread in threads:
@@ -777,7 +787,7 @@ class Drill:
             "drill": "short" if args.short else "long",
             "ok": not any(check.problems for check in checks.values()),
             "failed": sorted(name for name, check in checks.items() if check.problems),
-            "seconds": {"total": round(time.monotonic() - began, 1),
+            "seconds": {"total": round(time.monotonic() - began, 1), "start": round(self.setup_seconds, 1),
                         "traffic": round(traffic["ended"] - traffic["started"], 1), "settle": settle},
             "tables": args.tables,
             "answers": dict(sorted(journal.counts.items())),

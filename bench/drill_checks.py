@@ -219,6 +219,7 @@ def deliveries_check(statuses: dict[int, str], received: Iterable[int] = (), bad
         report.problems.append(f"{bad_signatures} webhook requests with a bad signature")
     report.counts = {
         "deliveries": len(statuses),
+        "stuck_after_the_receiver_accepted_them": sum(1 for pk in stuck if got[pk]),
         "by_status": dict(sorted(by_status.items())),
         "receiver_requests": sum(got.values()),
         "accepted_more_than_once": sum(1 for n in got.values() if n > 1),

@@ -148,3 +148,5 @@ def test_the_short_schedule_brings_every_fault() -> None:
     assert {name for _at, name in plan} == {name for _share, name in FAULTS}
     assert all(0 < at < 30 for at, _name in plan)
     assert len(schedule(240, 40)) == 6 * len(FAULTS)
+    assert {name for _at, name in schedule(30, 30, {"uvicorn_worker_kill"})} == {"uvicorn_worker_kill"}
+    assert schedule(30, 30, set()) == []
