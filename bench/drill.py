@@ -275,7 +275,8 @@ class Person:
                 time.sleep(0.25)
                 view = self.view(game)
                 continue
-            if not stalled and view.get("deadline") and self.rng.random() < self.args.stall_share:
+            race = any(a.get("word") == "hermann" for a in legal)  # let half the races run out too
+            if not stalled and view.get("deadline") and self.rng.random() < (0.5 if race else self.args.stall_share):
                 stalled = True
                 self.stall(view, stop)
                 view = self.view(game)
