@@ -105,7 +105,7 @@ class Journal:
         self.acks: list[Ack] = []
         self.unanswered: list[Unanswered] = []
         self.answers: Counter[str] = Counter()
-        self.server_errors: list[str] = []
+        self.server_errors: list[tuple[float, str]] = []  # (monotonic time, what)
         self.cuts: list[tuple[float, str, str]] = []  # (monotonic time, server, error)
         self.unexpected: list[str] = []
         self.counts: Counter[str] = Counter()
@@ -167,8 +167,8 @@ class Api:
             self.journal.count(f"{status or 'cut'}")
             code = data.get("error", {}).get("code") if isinstance(data, dict) and "error" in data else None
             if status >= 500:
-                self.journal.add(self.journal.server_errors,
-                                 f"{self.server} {method} {path} -> {status} {json.dumps(data)[:300]}")
+                what = f"{self.server} {method} {path} -> {status} {json.dumps(data)[:300]}"
+                self.journal.add(self.journal.server_errors, (time.monotonic(), what))
             elif status and status != 429 and code != "idempotency_in_progress":
                 return status, data, headers
             if time.monotonic() + pause > give_up:
@@ -532,6 +532,32 @@ class Faults:
         return f"exit {done.returncode}: {tail(done.stdout + done.stderr, 300)}"
 
 
+class ConnectionCount:
+    """The service's PostgreSQL connections, sampled every second from the server's ``postgres``
+    database (so that terminating the drill database's connections does not end this one)."""
+
+    def __init__(self, database_url: str) -> None:
+        self.database_url = database_url
+        self.samples: list[int] = []
+        self.stopping = threading.Event()
+        self.thread = threading.Thread(target=self._sample, daemon=True)
+        self.thread.start()
+
+    def _sample(self) -> None:
+        import psycopg
+
+        name = urlsplit(self.database_url).path.lstrip("/")
+        with psycopg.connect(harness.database_url_named(self.database_url, "postgres"), autocommit=True) as conn:
+            while not self.stopping.wait(1.0):
+                row = conn.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = %s", (name,)).fetchone()
+                self.samples.append(int(row[0]) if row else 0)
+
+    def stop(self) -> dict[str, Any]:
+        self.stopping.set()
+        self.thread.join(timeout=5)
+        return {"peak": max(self.samples, default=None), "last": self.samples[-1] if self.samples else None}
+
+
 def manage(env: dict[str, str], *command: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "manage.py", *command], cwd=harness.ROOT, env=env, capture_output=True,
                           text=True, timeout=300)
@@ -673,7 +699,11 @@ class Drill:
             self.setup_seconds = time.monotonic() - began
             log(f"service up after {self.setup_seconds:.1f}s: uvicorn :{self.service.uvicorn_port}, "
                 f"gunicorn :{self.service.gunicorn_port}, Celery worker and beat")
+            connections = ConnectionCount(args.database_url)
             traffic = self.traffic(receiver)
+            traffic["database_connections"] = connections.stop()
+            traffic["web_workers_at_the_end"] = {name: len(web_workers(process))
+                                                 for name, process in self.service.web.items()}
             settle = self.settle()
             data = self.collect()
         finally:
@@ -768,8 +798,9 @@ class Drill:
         hooks = deliveries_check(data["statuses"], receiver.accepted, receiver.bad_signatures)
         hooks.counts["first_attempts_refused_by_the_receiver"] = len(receiver.refused)
         errors = Report(counts={"answers_5xx": len(journal.server_errors)})
-        if journal.server_errors:
-            errors.problems = [f"{len(journal.server_errors)} answers with a 5xx status", *journal.server_errors[:10]]
+        if journal.server_errors:  # when, in seconds of traffic: compare with the faults' times
+            errors.problems = [f"{len(journal.server_errors)} answers with a 5xx status"]
+            errors.problems += [f"at {at - traffic['started']:.1f}s: {what}" for at, what in journal.server_errors[:10]]
         explained, unexplained = cuts_split(journal.cuts, self.faults.kills, args.cut_window)
         errors.counts.update({"connection_errors_after_a_kill": len(explained),
                               "connection_errors_otherwise": len(unexplained)})
@@ -791,6 +822,8 @@ class Drill:
             "seconds": {"total": round(time.monotonic() - began, 1), "start": round(self.setup_seconds, 1),
                         "traffic": round(traffic["ended"] - traffic["started"], 1), "settle": settle},
             "tables": args.tables,
+            "database_connections_during_the_traffic": traffic["database_connections"],
+            "web_workers_at_the_end": traffic["web_workers_at_the_end"],
             "answers": dict(sorted(journal.counts.items())),
             "ledger_rows_by_actor": data["actors"],
             "faults": self.faults.done,
