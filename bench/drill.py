@@ -32,6 +32,7 @@ deliveries to settle, stops everything and asserts:
 5. ``manage.py verify_ledger`` (live and at the end) and ``manage.py verify_standings`` pass.
 
 It prints the counts as JSON and exits 1 if any assertion fails (the problems are listed).
+``--faults`` names the faults to bring; ``--faults ""`` is a control run, which must pass.
 """
 
 from __future__ import annotations
