@@ -680,6 +680,10 @@ class Drill:
             "DRILL_QUEUE": self.queue, "MAUMAU_CLOCK_QUEUE": self.queue, "DRILL_WEBHOOK_SWEEP_SECONDS": "5",
             "MAUMAU_VAR_DIR": str(self.tmp), "MAUMAU_WRITE_RATE": "100000/min", "MAUMAU_SIGNUP_RATE": "100000/min",
             "WEBHOOK_ALLOW_PRIVATE": "1", "WEBHOOK_ALLOWED_NETWORKS": "127.0.0.0/8", "WEBHOOK_BACKOFF_SECONDS": "1",
+            # A delivery claimed by a worker that died is sent again once its lease runs out; the lease
+            # must outlast the longest attempt (the task's hard time limit), so both are short here.
+            "WEBHOOK_TIMEOUT_SECONDS": "3", "CELERY_TASK_SOFT_TIME_LIMIT": "8", "CELERY_TASK_TIME_LIMIT": "10",
+            "WEBHOOK_LEASE_SECONDS": "15",
             "LOG_LEVEL": "WARNING", "PYTHONPATH": str(harness.ROOT), "PYTHONUNBUFFERED": "1",
         })
         self.journal = Journal()
