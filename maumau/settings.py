@@ -154,6 +154,9 @@ REST_FRAMEWORK = {
     "EXCEPTION_HANDLER": "maumau.errors.exception_handler",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "UNAUTHENTICATED_USER": None,
+    # Reverse proxies in front of the service whose X-Forwarded-For is believed (0: none, the
+    # peer's address is the client's). Each address-keyed throttle (sign-ups) reads it.
+    "NUM_PROXIES": max(0, int(os.environ.get("MAUMAU_NUM_PROXIES", "0"))),
 }
 # Writes per caller (token) and player sign-ups per client address. Read by the throttle at
 # request time, so tests and benchmarks can change them.
