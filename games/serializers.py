@@ -6,6 +6,8 @@ from typing import Any
 
 from rest_framework import serializers
 
+from maumau.names import NameField
+
 
 class StrictSerializer(serializers.Serializer):
     """Refuses fields it does not know, so a typo is a 400 rather than silently ignored."""
@@ -19,7 +21,7 @@ class StrictSerializer(serializers.Serializer):
 
 
 class PlayerCreateSerializer(StrictSerializer):
-    name = serializers.CharField(max_length=64, min_length=1, trim_whitespace=True)
+    name = NameField(max_length=64)
 
 
 class PlayerCreatedSerializer(serializers.Serializer):

@@ -6,11 +6,13 @@ from typing import Any
 
 from rest_framework import serializers
 
+from maumau.names import NameField
+
 RULE_SETS = ["classic", "tavern", "house"]
 
 
 class LeagueCreateInput(serializers.Serializer):
-    name = serializers.CharField(max_length=100, help_text="Shown in standings and in the player's leagues.")
+    name = NameField(max_length=100, help_text="Shown in standings and in the player's leagues.")
     rules = serializers.ChoiceField(choices=RULE_SETS, help_text="Rule set of every table in the league.")
     options = serializers.DictField(
         required=False,
