@@ -60,6 +60,7 @@ MIDDLEWARE = [
 ]
 
 ROOT_URLCONF = "maumau.urls"
+CSRF_FAILURE_VIEW = "maumau.errors.csrf_failure"
 WSGI_APPLICATION = "maumau.wsgi.application"
 ASGI_APPLICATION = "maumau.asgi.application"
 
@@ -149,7 +150,7 @@ REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["games.authentication.PlayerTokenAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["maumau.parsers.StrictJSONParser"],
     "DEFAULT_THROTTLE_CLASSES": ["games.throttles.WriteThrottle"],
     "EXCEPTION_HANDLER": "maumau.errors.exception_handler",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
