@@ -8,6 +8,8 @@ from rest_framework import serializers
 
 from maumau.names import NameField
 
+SEED_MAX_CHARS = 128
+
 
 class StrictSerializer(serializers.Serializer):
     """Refuses fields it does not know, so a typo is a 400 rather than silently ignored."""
@@ -40,7 +42,7 @@ class TableCreateSerializer(StrictSerializer):
     rules = serializers.ChoiceField(choices=["classic", "tavern", "house"])
     options = serializers.DictField(required=False, default=dict, help_text="Overrides of the preset's options.")
     max_players = serializers.IntegerField(required=False, allow_null=True, min_value=2, max_value=16)
-    league = serializers.IntegerField(required=False, allow_null=True, min_value=1)
+    league = serializers.IntegerField(required=False, allow_null=True, min_value=1, max_value=10**18 - 1)
 
 
 class BotAddSerializer(StrictSerializer):
@@ -57,6 +59,12 @@ class SetupSerializer(serializers.Serializer):
 class RoundStartSerializer(StrictSerializer):
     seed = serializers.JSONField(required=False, allow_null=True, help_text="Integer or string; practice only.")
     setup = serializers.JSONField(required=False, allow_null=True, help_text="A fixed deal, see SetupSerializer.")
+
+    def validate_seed(self, value: Any) -> Any:
+        """A seed is stored as text of at most SEED_MAX_CHARS (the column): a longer one is refused."""
+        if value is not None and len(str(value)) > SEED_MAX_CHARS:
+            raise serializers.ValidationError(f"At most {SEED_MAX_CHARS} characters (or digits).")
+        return value
 
 
 class SeatSerializer(serializers.Serializer):

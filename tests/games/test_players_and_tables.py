@@ -194,6 +194,8 @@ def test_rounds_need_the_host_enough_players_and_no_running_round(make_player, m
     {"setup": {"hands": [["ZZ"], ["8H"]], "starter": "9H", "stock": []}},
     {"setup": {"hands": [["7H"], ["8H"]], "starter": "9H", "stock": [], "first": 5}},
     {"something": 1},
+    {"seed": 10**200},  # longer than a seed is stored
+    {"seed": "x" * 129},
 ])
 def test_start_refuses_bad_seeds_and_impossible_deals(make_player, make_table, body) -> None:  # type: ignore[no-untyped-def]
     table = make_table("classic")

@@ -108,3 +108,12 @@ def test_nothing_is_stored_from_a_refused_body() -> None:
     post_raw("/api/v1/players", '{"name": "\\ud800Ada"}')
     post_raw("/api/v1/players", "[" * 5000 + "]" * 5000)
     assert not Player.objects.exists()
+
+
+@pytest.mark.parametrize("path", ["/api/v1/games/99999999999999999999999/events", "/api/v1/games/9999999999999999999",
+                                  "/api/v1/tables/99999999999999999999999", "/api/v1/leagues/99999999999999999999",
+                                  "/api/v1/players/99999999999999999999/stats", "/api/v1/webhooks/99999999999999999999",
+                                  "/api/v1/games/99999999999999999999999/stream"])
+def test_an_id_longer_than_the_database_holds_is_a_404(token: dict[str, str], path: str) -> None:
+    shaped(Client(raise_request_exception=False).get(path, **token), 404, "not_found")
+    shaped(Client(raise_request_exception=False).get(path, {"wait": "1"}, **token), 404, "not_found")
