@@ -12,5 +12,5 @@ urlpatterns = [
     path("me/credentials", apis.CredentialsApi.as_view(), name="me-credentials"),
     path("me/password", apis.PasswordApi.as_view(), name="me-password"),
     path("me/tokens", apis.TokenListCreateApi.as_view(), name="me-tokens"),
-    path("me/tokens/<int:token_id>", apis.TokenDetailApi.as_view(), name="me-token-detail"),
+    path("me/tokens/<id:token_id>", apis.TokenDetailApi.as_view(), name="me-token-detail"),
 ]

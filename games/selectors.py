@@ -16,7 +16,7 @@ from django.utils.translation import gettext_lazy as _
 from games import engine, fairness, sql
 from games.ledger import initial_state
 from games.models import Game, Move, Player, Seat, Table
-from maumau.errors import ConflictError, NotFoundError, PermissionDeniedError
+from maumau.errors import ConflictError, NotFoundError
 from scoring.models import League
 
 EVENTS_PAGE_MAX = 1000
@@ -115,7 +115,7 @@ def player_me(*, player: Player) -> dict[str, Any]:
 
 
 def game_for_player(*, game_id: int, player: Player) -> tuple[Game, list[Seat], int]:
-    """The game, its seats in game-seat order and the caller's game seat; 404 / 403 otherwise.
+    """The game, its seats in game-seat order and the caller's game seat; 404 otherwise.
     One query for the game, its seats and their players."""
     return seats_for_player(*game_with_seats(game_id=game_id), player=player)
 
@@ -129,19 +129,15 @@ def game_with_seats(*, game_id: int) -> tuple[Game, list[Seat]]:
 
 
 def seats_for_player(game: Game, table_seats: list[Seat], *, player: Player) -> tuple[Game, list[Seat], int]:
-    """The game's seats in game-seat order (from its table's seats) and the caller's game seat; 403
-    if the caller has none."""
+    """The game's seats in game-seat order (from its table's seats) and the caller's game seat.
+
+    A caller without a seat gets the very 404 of a game that does not exist, so that outsiders
+    cannot tell which round ids are in play."""
     seats = game.seats_in_order(table_seats)
     viewer = next((i for i, s in enumerate(seats) if s.player_id == player.pk), None)
     if viewer is None:
-        raise PermissionDeniedError(message=_not_seated())
+        raise NotFoundError()
     return game, seats, viewer
-
-
-def _not_seated() -> Any:
-    from django.utils.translation import gettext_lazy as _
-
-    return _("You are not seated in this round.")
 
 
 def game_etag(*, game: Game, viewer: int | None, player: Player) -> str:

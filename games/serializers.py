@@ -12,9 +12,9 @@ from games.engine.actions import MAX_CARDS_PER_PLAY, WORDS
 from games.engine.cards import DECK_RANKS, FRENCH_RANKS, JOKERS, MAX_JOKERS, SUITS
 from games.engine.rules import CLASSIC, JACK_ON_JACK, SCORINGS, TIMEOUT_POLICIES
 from maumau.errors import ValidationFailed
+from maumau.names import NameField
 from maumau.params import QUERY_INT_MAX
 from maumau.strict import (
-    StrictCharField,
     StrictChoiceField,
     StrictIntegerField,
     StrictSerializer,
@@ -121,7 +121,7 @@ class EffectiveOptionsField(serializers.DictField):
 
 
 class PlayerCreateSerializer(StrictSerializer):
-    name = StrictCharField(max_length=64, min_length=1, trim_whitespace=True)
+    name = NameField(max_length=64)
 
 
 class PlayerCreatedSerializer(serializers.Serializer):

@@ -531,8 +531,8 @@ def _idempotency_replay(player: Player, key: str, fingerprint: str) -> MoveOutco
 
 def _seat_of(locked: LockedRound, player: Player | None) -> int:
     seat = next((i for i, s in enumerate(locked.seats) if player is not None and s.player_id == player.pk), None)
-    if seat is None:
-        raise PermissionDeniedError(message=_("You are not seated in this round."))
+    if seat is None:  # an outsider: the same 404 as for a round that does not exist
+        raise NotFoundError()
     if locked.seats[seat].left:  # a bot plays this seat now; joining again takes it back
         raise PermissionDeniedError(message=_("You left this table; a bot plays your seat."))
     return seat

@@ -18,7 +18,8 @@ SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
 
 
 class WriteThrottle(SimpleRateThrottle):
-    """Per caller (player token), or per client address for the one open write (sign-up)."""
+    """Per caller (player token), or per client address for the one open write (sign-up): the address
+    is DRF's ``get_ident``, which believes X-Forwarded-For only from ``NUM_PROXIES`` proxies."""
 
     scope = "writes"
 

@@ -2,20 +2,21 @@
 
 from django.urls import path
 
+import maumau.converters  # noqa: F401  (registers <id:...>)
 from games import apis
 
 urlpatterns = [
     path("players", apis.PlayerCreateApi.as_view(), name="player-create"),
     path("me", apis.MeApi.as_view(), name="me"),
     path("tables", apis.TableListCreateApi.as_view(), name="tables"),
-    path("tables/<int:table_id>", apis.TableDetailApi.as_view(), name="table-detail"),
-    path("tables/<int:table_id>/join", apis.TableJoinApi.as_view(), name="table-join"),
-    path("tables/<int:table_id>/leave", apis.TableLeaveApi.as_view(), name="table-leave"),
-    path("tables/<int:table_id>/entropy", apis.TableEntropyApi.as_view(), name="table-entropy"),
-    path("tables/<int:table_id>/bots", apis.TableBotApi.as_view(), name="table-bots"),
-    path("tables/<int:table_id>/rounds", apis.RoundStartApi.as_view(), name="table-rounds"),
-    path("games/<int:game_id>", apis.GameDetailApi.as_view(), name="game-detail"),
-    path("games/<int:game_id>/actions", apis.GameActionApi.as_view(), name="game-actions"),
-    path("games/<int:game_id>/events", apis.GameEventsApi.as_view(), name="game-events"),
-    path("games/<int:game_id>/fairness", apis.GameFairnessApi.as_view(), name="game-fairness"),
+    path("tables/<id:table_id>", apis.TableDetailApi.as_view(), name="table-detail"),
+    path("tables/<id:table_id>/join", apis.TableJoinApi.as_view(), name="table-join"),
+    path("tables/<id:table_id>/leave", apis.TableLeaveApi.as_view(), name="table-leave"),
+    path("tables/<id:table_id>/entropy", apis.TableEntropyApi.as_view(), name="table-entropy"),
+    path("tables/<id:table_id>/bots", apis.TableBotApi.as_view(), name="table-bots"),
+    path("tables/<id:table_id>/rounds", apis.RoundStartApi.as_view(), name="table-rounds"),
+    path("games/<id:game_id>", apis.GameDetailApi.as_view(), name="game-detail"),
+    path("games/<id:game_id>/actions", apis.GameActionApi.as_view(), name="game-actions"),
+    path("games/<id:game_id>/events", apis.GameEventsApi.as_view(), name="game-events"),
+    path("games/<id:game_id>/fairness", apis.GameFairnessApi.as_view(), name="game-fairness"),
 ]

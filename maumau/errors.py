@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
+from django.core.exceptions import DisallowedHost, RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
-from django.http import Http404, HttpRequest, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.utils.translation import gettext_lazy as _
 from rest_framework import exceptions as drf
 from rest_framework.response import Response
@@ -35,6 +37,7 @@ MESSAGES: dict[str, Any] = {
     "idempotency_key_reused": _("This Idempotency-Key was used for a different request."),
     "idempotency_in_progress": _("A request with this Idempotency-Key is being processed."),
     "throttled": _("Too many requests; slow down."),
+    "request_too_large": _("The request body is too large."),
     "server_error": _("Internal server error."),
 }
 
@@ -154,3 +157,34 @@ def json_404(request: HttpRequest, exception: Exception | None = None) -> JsonRe
 def json_500(request: HttpRequest) -> JsonResponse:
     """handler500: even a bug answers in the error shape (never an HTML page to an API client)."""
     return JsonResponse(error_body("server_error", MESSAGES["server_error"]), status=500)
+
+
+def json_400(request: HttpRequest, exception: Exception | None = None) -> JsonResponse:
+    """handler400: what Django refuses before any view (a Host not allowed, too many parameters, a
+    body over DATA_UPLOAD_MAX_MEMORY_SIZE, which is 413) answers in the error shape, not in HTML."""
+    if isinstance(exception, RequestDataTooBig):
+        details = {"max_bytes": settings.DATA_UPLOAD_MAX_MEMORY_SIZE}
+        return JsonResponse(error_body("request_too_large", MESSAGES["request_too_large"], details), status=413)
+    if isinstance(exception, DisallowedHost):
+        details: dict[str, Any] = {"reason": "host_not_allowed"}
+    elif isinstance(exception, (TooManyFieldsSent, TooManyFilesSent)):
+        details = {"reason": "too_many_parameters", "max": settings.DATA_UPLOAD_MAX_NUMBER_FIELDS}
+    else:
+        details = {}
+    return JsonResponse(error_body("validation_error", MESSAGES["validation_error"], details), status=400)
+
+
+def json_403(request: HttpRequest, exception: Exception | None = None) -> JsonResponse:
+    """handler403 for plain Django views (the admin's refusals)."""
+    return JsonResponse(error_body("permission_denied", MESSAGES["permission_denied"]), status=403)
+
+
+def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
+    """CSRF_FAILURE_VIEW: the API uses tokens, not cookies, so only the admin's forms can fail the
+    check; anything else that does is answered in the error shape. The admin keeps Django's page."""
+    if request.path.startswith("/admin/"):
+        from django.views.csrf import csrf_failure as django_csrf_failure
+
+        return django_csrf_failure(request, reason)
+    return JsonResponse(error_body("permission_denied", MESSAGES["permission_denied"], {"reason": "csrf"}),
+                        status=403)

@@ -61,6 +61,7 @@ MIDDLEWARE = [
 ]
 
 ROOT_URLCONF = "maumau.urls"
+CSRF_FAILURE_VIEW = "maumau.errors.csrf_failure"
 WSGI_APPLICATION = "maumau.wsgi.application"
 ASGI_APPLICATION = "maumau.asgi.application"
 
@@ -208,11 +209,14 @@ REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["games.authentication.PlayerTokenAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated", "accounts.permissions.TokenScopes"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["maumau.parsers.StrictJSONParser"],
     "DEFAULT_THROTTLE_CLASSES": ["games.throttles.WriteThrottle"],
     "EXCEPTION_HANDLER": "maumau.errors.exception_handler",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "UNAUTHENTICATED_USER": None,
+    # Reverse proxies in front of the service whose X-Forwarded-For is believed (0: none, the
+    # peer's address is the client's). Each address-keyed throttle (sign-ups) reads it.
+    "NUM_PROXIES": max(0, int(os.environ.get("MAUMAU_NUM_PROXIES", "0"))),
 }
 # Writes per caller (token) and player sign-ups per client address. Read by the throttle at
 # request time, so tests and benchmarks can change them.
@@ -236,6 +240,8 @@ SPECTACULAR_SETTINGS = {
     "SCHEMA_PATH_PREFIX": r"/api/v1",  # operations are grouped (tagged) by what follows: tables, games, ...
     "COMPONENT_SPLIT_REQUEST": True,
     "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "maumau.schema.error_headers"],
+    # <id:...> (maumau/converters.py): at most 18 digits.
+    "PATH_CONVERTER_OVERRIDES": {"id": {"type": "integer", "minimum": 0, "maximum": 10**18 - 1}},
     "ENUM_NAME_OVERRIDES": {
         "CallWordEnum": ["mau", "maumau", "pik", "hermann"],
         "TableStatusEnum": ["open", "playing", "closed"],

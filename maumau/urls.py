@@ -24,5 +24,7 @@ urlpatterns = [
     path("api/v1/", include("streams.urls")),
 ]
 
+handler400 = "maumau.errors.json_400"
+handler403 = "maumau.errors.json_403"
 handler404 = "maumau.errors.json_404"
 handler500 = "maumau.errors.json_500"

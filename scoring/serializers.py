@@ -7,14 +7,14 @@ from typing import Any
 from rest_framework import serializers
 
 from games.serializers import EffectiveOptionsField, RuleOptionsField
-from maumau.strict import StrictCharField, StrictChoiceField, StrictSerializer
+from maumau.names import NameField
+from maumau.strict import StrictChoiceField, StrictSerializer
 
 RULE_SETS = ["classic", "tavern", "house"]
 
 
 class LeagueCreateInput(StrictSerializer):
-    name = StrictCharField(max_length=100, min_length=1,
-                           help_text="Shown in standings and in the player's leagues.")
+    name = NameField(max_length=100, help_text="Shown in standings and in the player's leagues.")
     rules = StrictChoiceField(choices=RULE_SETS, help_text="Rule set of every table in the league.")
     options = RuleOptionsField(
         required=False,

@@ -18,6 +18,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
+from django.views.decorators.csrf import csrf_exempt
 
 from games import clocks, selectors, sql
 from games.models import Game, Player
@@ -28,6 +29,7 @@ from streams.conf import setting
 from streams.models import Notification
 
 PAGE = 200
+ALLOWED_METHODS = "GET, OPTIONS"
 
 
 class _Unauthenticated(Exception):
@@ -76,12 +78,30 @@ def _stream_response(body: AsyncIterator[bytes]) -> StreamingHttpResponse:
     return response
 
 
-def _authenticated(view: Callable[..., Awaitable[HttpResponse]]) -> Callable[..., Awaitable[HttpResponse]]:
-    """What every view here does first and last: the caller's Player (401 without one) is passed
-    after the request, and a DomainError becomes its error in the API.md shape."""
+def _not_get(request: HttpRequest) -> HttpResponse | None:
+    """Only GET opens a stream or waits: OPTIONS says so (204), any other method is refused (405,
+    HEAD included: a stream has no headers to show without opening it)."""
+    if request.method == "GET":
+        return None
+    if request.method == "OPTIONS":
+        response = HttpResponse(status=204)
+    else:
+        response = _error(DomainError("method_not_allowed", status=405, details={"method": request.method}))
+    response["Allow"] = ALLOWED_METHODS
+    return response
 
+
+def _authenticated(view: Callable[..., Awaitable[HttpResponse]]) -> Callable[..., Awaitable[HttpResponse]]:
+    """What every view here does first and last: only GET passes, the caller's Player (401 without
+    one) is passed after the request, and a DomainError becomes its error in the API.md shape.
+    Exempt from CSRF: callers authenticate by token, never by cookie, so a POST meets the 405."""
+
+    @csrf_exempt
     @functools.wraps(view)
     async def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        refused = _not_get(request)
+        if refused is not None:
+            return refused
         try:
             player = await channels.db(_player_for_token, request.headers.get("Authorization", ""))
         except _Unauthenticated:

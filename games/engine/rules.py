@@ -27,6 +27,19 @@ from typing import Any
 from .cards import DECK_RANKS, MAX_JOKERS
 
 TIMEOUT_POLICIES = ("autoplay", "penalty", "skip")
+
+#: Inclusive bounds of every whole-number option. Each is checked here, so an accepted option set
+#: can always deal, time and finish a round: a deadline stays a date a database can store, a
+#: penalty fits the deck, and the turn count a column. (Hands and players are bounded by the deck.)
+OPTION_BOUNDS: dict[str, tuple[int, int]] = {
+    "jokers": (0, MAX_JOKERS),
+    "hand_size": (1, 60),
+    "seven_draws": (0, 10),
+    "hermann_seconds": (1, 30 * 24 * 3600),
+    "turn_seconds": (0, 30 * 24 * 3600),  # 0 = no limit; 30 days at most (correspondence play)
+    "league_limit": (0, 1_000_000),  # 0 = no limit
+    "max_turns": (1, 10_000),
+}
 SCORINGS = ("ranking", "wins", "points")
 JACK_ON_JACK = (True, False, "first_wished_suit")
 
@@ -147,7 +160,7 @@ def _build(base: RuleSet, overrides: dict[str, Any]) -> RuleSet:
     values: dict[str, Any] = {}
     for option, value in overrides.items():
         if option not in _OPTION_NAMES:
-            raise RulesError(str(option), "unknown option")
+            raise RulesError(str(option)[:64], "unknown option")  # echoed back: no longer than a name
         values[option] = _coerce(option, value)
     rules = replace(base, **values)
     _validate(rules, blame="players" if "players" in values or "hand_size" not in values else "hand_size")
@@ -189,8 +202,9 @@ def _coerce(option: str, value: Any) -> Any:
 def _validate(rules: RuleSet, blame: str = "players") -> None:
     if rules.deck not in DECK_RANKS:
         raise RulesError("deck", f"must be one of {', '.join(DECK_RANKS)}")
-    if not 0 <= rules.jokers <= MAX_JOKERS:
-        raise RulesError("jokers", f"must be between 0 and {MAX_JOKERS}")
+    for option, (low, high) in OPTION_BOUNDS.items():
+        if not low <= getattr(rules, option) <= high:
+            raise RulesError(option, f"must be between {low} and {high}")
     if rules.jokers and not rules.joker:
         raise RulesError("jokers", "jokers in the deck need the joker rule (joker: true)")
     fewest, most = rules.players
@@ -198,8 +212,6 @@ def _validate(rules: RuleSet, blame: str = "players") -> None:
         raise RulesError("players", "at least two players")
     if most < fewest:
         raise RulesError("players", "the most must not be fewer than the fewest")
-    if rules.hand_size < 1:
-        raise RulesError("hand_size", "at least one card")
     if most * rules.hand_size + 1 > rules.deck_size:
         raise RulesError(
             blame,
@@ -207,27 +219,19 @@ def _validate(rules: RuleSet, blame: str = "players") -> None:
             f" the deck has {rules.deck_size}",
         )
     ranks = DECK_RANKS[rules.deck]
+    if len(set(rules.starter_excludes)) != len(rules.starter_excludes):
+        raise RulesError("starter_excludes", "name each rank once")
     for rank in rules.starter_excludes:
         if rank not in ranks:
             raise RulesError("starter_excludes", f"the deck has no rank {rank!r}")
     if set(ranks) <= set(rules.starter_excludes):
         raise RulesError("starter_excludes", "some rank must be allowed as the starter")
-    if rules.seven_draws < 0:
-        raise RulesError("seven_draws", "must not be negative")
     if rules.nine_reverses and rules.nine_skips_second:
         raise RulesError("nine_skips_second", "the 9 cannot both reverse and skip the second player")
-    if rules.hermann_seconds < 1:
-        raise RulesError("hermann_seconds", "at least one second")
-    if rules.turn_seconds < 0:
-        raise RulesError("turn_seconds", "must not be negative (0 = no limit)")
     if rules.timeout_policy not in TIMEOUT_POLICIES:
         raise RulesError("timeout_policy", f"must be one of {', '.join(TIMEOUT_POLICIES)}")
     if rules.scoring not in SCORINGS:
         raise RulesError("scoring", f"must be one of {', '.join(SCORINGS)}")
-    if rules.league_limit < 0:
-        raise RulesError("league_limit", "must not be negative (0 = no limit)")
-    if rules.max_turns < 1:
-        raise RulesError("max_turns", "at least one turn")
 
 
 CLASSIC = RuleSet(

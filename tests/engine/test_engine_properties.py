@@ -16,13 +16,14 @@ from collections import Counter
 from typing import Any
 
 from engine_helpers import all_cards, deck_of
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from games.engine import (
     GameState,
     IllegalAction,
     RuleSet,
+    RulesError,
     apply,
     choose_bot_action,
     legal_actions,
@@ -32,6 +33,7 @@ from games.engine import (
     redact_events,
 )
 from games.engine.cards import SUITS, card_names, is_joker
+from games.engine.rules import OPTION_BOUNDS
 
 CARD = re.compile(r'"(X[1-8]|(?:10|[2-9JQKA])[CSHD])"')
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -300,3 +302,43 @@ def test_random_option_combinations(choice, seed, players):
     rules = RuleSet.from_preset(preset, options)
     assert RuleSet.from_json(rules.to_json()) == rules
     run_game(rules, players, seed, strict=seed % 2 == 0)
+
+
+def whole_numbers(option: str) -> st.SearchStrategy[int]:
+    """Values of a whole-number option: inside its bounds, at them, just past them, and absurd."""
+    low, high = OPTION_BOUNDS[option]
+    inside = st.integers(1, 8) if option == "hand_size" else st.integers(low, min(high, low + 50))
+    return st.one_of(inside, st.sampled_from([low, high, low - 1, high + 1, 10**12, -(10**12), 2**63]))
+
+
+@st.composite
+def any_option_sets(draw: st.DrawFn) -> tuple[str, dict[str, Any]]:
+    """Overrides as a client might send them, absurd numbers included (most sets are still accepted)."""
+    preset = draw(st.sampled_from(["classic", "tavern", "house"]))
+    options: dict[str, Any] = {}
+    for option in OPTION_BOUNDS:
+        if draw(st.booleans()):
+            options[option] = draw(whole_numbers(option))
+    if draw(st.booleans()):
+        options["players"] = draw(st.sampled_from([[2, 4], [2, 2], [3, 4], [2, 10**12], [-(10**12), 4]]))
+    for flag in ("joker", "must_play", "king_of_diamonds_hermann", "queen_of_hearts_swap", "penalize_illegal"):
+        if draw(st.booleans()):
+            options[flag] = draw(st.booleans())
+    if draw(st.booleans()):
+        options["timeout_policy"] = draw(st.sampled_from(["autoplay", "penalty", "skip"]))
+    return preset, options
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(choice=any_option_sets(), seed=st.integers(0, 2**32 - 1), players=st.integers(2, 4))
+def test_any_accepted_option_set_deals_a_round_and_plays_it_to_its_end(choice, seed, players):
+    preset, options = choice
+    try:
+        rules = RuleSet.from_preset(preset, options)
+    except RulesError as refused:
+        assert refused.option in RuleSet.__dataclass_fields__, refused  # the refusal names an option
+        assume(False)
+    for option, (low, high) in OPTION_BOUNDS.items():
+        assert low <= getattr(rules, option) <= high
+    assume(rules.min_players <= players <= rules.max_players)
+    run_game(rules, players, seed, strict=False)

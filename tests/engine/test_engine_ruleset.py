@@ -118,6 +118,34 @@ def test_impossible_combination_is_named(preset, overrides, option):
     raises_for(option, preset, **overrides)
 
 
+@pytest.mark.parametrize(
+    "option,value",
+    [
+        ("turn_seconds", 30 * 24 * 3600 + 1),  # a turn of at most 30 days
+        ("turn_seconds", 10**12),  # would be a deadline past the year 9999
+        ("hermann_seconds", 30 * 24 * 3600 + 1),
+        ("hermann_seconds", 10**20),
+        ("max_turns", 10_001),
+        ("max_turns", 2**63),  # past a database column
+        ("seven_draws", 11),
+        ("league_limit", 10**12),
+        ("hand_size", 10**12),
+        ("jokers", -1),
+    ],
+)
+def test_every_number_has_a_bound_and_the_refusal_names_the_option(option, value):
+    raises_for(option, "house", **{option: value})
+
+
+def test_the_bounds_themselves_are_accepted():
+    assert RuleSet.from_preset("house", {"turn_seconds": 30 * 24 * 3600, "hermann_seconds": 30 * 24 * 3600,
+                                         "max_turns": 10_000, "seven_draws": 10, "league_limit": 1_000_000})
+
+
+def test_a_rank_excluded_twice_is_refused():
+    raises_for("starter_excludes", "tavern", starter_excludes=["7", "7"])
+
+
 def test_largest_table_that_the_deck_can_deal_is_allowed():
     rules = RuleSet.from_preset("classic", {"players": [2, 6]})  # 6 * 5 + 1 = 31 <= 32
     assert rules.max_players == 6

@@ -127,13 +127,17 @@ def test_broken_json_is_400(rigged) -> None:  # type: ignore[no-untyped-def]
     assert response.status_code == 400 and code(response) == "validation_error"
 
 
-def test_someone_not_seated_gets_403_and_nothing_changes(rigged, make_player) -> None:  # type: ignore[no-untyped-def]
+def test_an_outsider_gets_the_same_404_as_for_a_game_that_does_not_exist(rigged, make_player) -> None:  # type: ignore[no-untyped-def]
     _table, _host, _guest, game = rigged
     stranger = make_player("Eve")
-    for response in [stranger.get(f"/api/v1/games/{game['id']}"),
-                     stranger.get(f"/api/v1/games/{game['id']}/events"),
-                     act(stranger, game["id"], {"type": "draw"})]:
-        assert response.status_code == 403 and code(response) == "permission_denied"
+
+    def answers(game_id: int) -> list[tuple[int, dict]]:
+        responses = [stranger.get(f"/api/v1/games/{game_id}"), stranger.get(f"/api/v1/games/{game_id}/events"),
+                     act(stranger, game_id, {"type": "draw"})]
+        return [(r.status_code, r.json()) for r in responses]
+
+    assert answers(game["id"]) == answers(999_999)
+    assert {status for status, _body in answers(game["id"])} == {404}
     assert Game.objects.get(pk=game["id"]).version == 0
 
 

@@ -6,6 +6,9 @@ import pytest
 from django.test import override_settings
 from rest_framework.test import APIClient
 
+from games.models import Table
+from scoring.models import League
+
 pytestmark = pytest.mark.django_db
 
 
@@ -191,6 +194,8 @@ def test_rounds_need_the_host_enough_players_and_no_running_round(make_player, m
     {"setup": {"hands": [["ZZ"], ["8H"]], "starter": "9H", "stock": []}},
     {"setup": {"hands": [["7H"], ["8H"]], "starter": "9H", "stock": [], "first": 5}},
     {"something": 1},
+    {"seed": 10**200},  # longer than a seed is stored
+    {"seed": "x" * 129},
 ])
 def test_start_refuses_bad_seeds_and_impossible_deals(make_player, make_table, body) -> None:  # type: ignore[no-untyped-def]
     table = make_table("classic")
@@ -258,3 +263,13 @@ def test_a_non_host_changes_nothing(make_player, make_table) -> None:
     assert table.bot(client=guest).status_code == 403
     assert table.start(guest).status_code == 403
     assert table.host.get(f"/api/v1/tables/{table.id}").json() == before
+
+
+@pytest.mark.parametrize("option", ["turn_seconds", "hermann_seconds", "max_turns"])
+def test_a_number_too_large_for_a_date_or_a_column_is_refused_and_nothing_is_created(make_player,
+                                                                                     option: str) -> None:
+    host = make_player("Host")
+    for path, body in [("/api/v1/tables", {"rules": "house"}), ("/api/v1/leagues", {"name": "L", "rules": "house"})]:
+        response = host.post(path, {**body, "options": {option: 10**12}}, format="json")
+        assert response.status_code == 400 and response.json()["error"]["details"]["option"] == option, path
+    assert not Table.objects.exists() and not League.objects.exists()

@@ -4,6 +4,7 @@ The security scan: after every response, every card code in it must be one the c
 their own hand (now or before), or a card that has been face up on the discard pile. Other hands
 and the stock are hidden. The same holds for every ledger entry the caller reads while the round runs.
 In a fair round no response shows the server seed, the deal seed or the table's next server seed.
+And any option set that a table accepts, however extreme its numbers, deals and finishes a round.
 """
 
 from __future__ import annotations
@@ -14,8 +15,11 @@ from typing import Any
 
 import pytest
 from django.core.management import call_command
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from games.models import Game, Move
+from games.engine.rules import OPTION_BOUNDS
+from games.models import Game, Move, Table
 from tests.games.api_helpers import act, cards_in, resolve
 
 pytestmark = pytest.mark.django_db
@@ -105,3 +109,56 @@ def test_bots_play_the_same_way_from_the_same_seed(make_table) -> None:
         assert Game.objects.get(pk=gid).status == "finished"
         ledgers.append([(m.actor, m.seat, m.action) for m in Move.objects.filter(game_id=gid).order_by("seq")])
     assert ledgers[0] == ledgers[1] and len(ledgers[0]) > 3
+
+
+def _numbers(option: str) -> st.SearchStrategy[int]:
+    low, high = OPTION_BOUNDS[option]
+    return st.one_of(st.sampled_from([low, high]), st.sampled_from([low - 1, high + 1, 10**12, 10**15, 2**63]))
+
+
+client_options = st.fixed_dictionaries({"rules": st.sampled_from(["classic", "tavern", "house"])}, optional={
+    **{option: _numbers(option) for option in ("turn_seconds", "hermann_seconds", "max_turns", "seven_draws",
+                                               "league_limit")},
+    "timeout_policy": st.sampled_from(["autoplay", "penalty", "skip"]),
+    "king_of_diamonds_hermann": st.booleans(),
+})
+
+
+@pytest.fixture
+def unthrottled_host(make_player, settings):  # type: ignore[no-untyped-def]
+    """One host for every example (its tables are new each time), not held back by the write limit."""
+    settings.MAUMAU_WRITE_RATE = ""
+    return make_player("Host")
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(body=client_options, seed=st.integers(0, 2**16), leave=st.booleans())
+def test_any_option_set_a_table_accepts_deals_and_finishes_a_round(unthrottled_host, body, seed,
+                                                                   leave) -> None:  # type: ignore[no-untyped-def]
+    rules, host = body.pop("rules"), unthrottled_host
+    tables_before = Table.objects.count()
+    created = host.post("/api/v1/tables", {"rules": rules, "options": body}, format="json")
+    if created.status_code == 400:
+        assert created.json()["error"]["details"]["option"] in body, created.json()
+        assert Table.objects.count() == tables_before
+        return
+    assert created.status_code == 201, created.json()
+    table_id = created.json()["id"]
+    assert host.post(f"/api/v1/tables/{table_id}/bots", {"level": "basic"}, format="json").status_code == 201
+    started = host.post(f"/api/v1/tables/{table_id}/rounds", {"seed": seed}, format="json")
+    assert started.status_code == 201, started.json()
+    gid = started.json()["id"]
+    if leave:  # the bots play the host's seat too: the whole round runs in this one request
+        assert host.post(f"/api/v1/tables/{table_id}/leave", format="json").status_code == 200
+    rng = random.Random(seed)
+    scan = Scanner(gid, 0)
+    for _ in range(OPTION_BOUNDS["max_turns"][1] + 10):
+        state = host.get(f"/api/v1/games/{gid}").json()
+        if state["status"] != "active":
+            break
+        scan.check(state, "the game view")
+        action = resolve(rng.choice(state["legal_actions"]), rng.choice)
+        moved = act(host, gid, {**action, "expected_version": state["version"]})
+        assert moved.status_code in (200, 422), moved.json()
+    final = Game.objects.get(pk=gid)
+    assert final.status == "finished" and final.result["reason"] in ("mau_mau", "stalemate", "max_turns")

@@ -7,7 +7,7 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
-from games.engine.rules import PRESETS, RuleSet
+from games.engine.rules import OPTION_BOUNDS, PRESETS, RuleSet
 
 RULES_PAGE = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
 
@@ -42,3 +42,9 @@ def test_the_rules_page_lists_every_option_with_each_presets_default() -> None:
     for option in options:
         assert rows[option] == [engine_value(getattr(PRESETS[name], option)) for name in
                                 ("classic", "tavern", "house")], option
+
+
+def test_the_rules_page_states_every_bound_the_engine_enforces() -> None:
+    text = " ".join(RULES_PAGE.read_text().split())
+    for option, (low, high) in OPTION_BOUNDS.items():
+        assert f"`{option}` {low}–{high}" in text, option

@@ -175,8 +175,8 @@ def test_waiting_endpoints_refuse_strangers_in_the_error_shape(poll_server: str)
         (anonymous.get(f"/api/v1/games/{gid}/stream"), 401, "not_authenticated"),
         (anonymous.get(f"/api/v1/games/{gid}", params={"wait": 1}), 401, "not_authenticated"),
         (anonymous.get("/api/v1/me/stream", headers={"Authorization": "Token nope"}), 401, "not_authenticated"),
-        (eve.http.get(f"/api/v1/games/{gid}/stream"), 403, "permission_denied"),
-        (eve.http.get(f"/api/v1/games/{gid}", params={"wait": 1}), 403, "permission_denied"),
+        (eve.http.get(f"/api/v1/games/{gid}/stream"), 404, "not_found"),  # outsiders: as if it did not exist
+        (eve.http.get(f"/api/v1/games/{gid}", params={"wait": 1}), 404, "not_found"),
         (eve.http.get("/api/v1/games/999999/stream"), 404, "not_found"),
         (eve.http.get("/api/v1/games/999999", params={"wait": 1}), 404, "not_found"),
         (eve.http.get(f"/api/v1/games/{gid}", params={"wait": "soon"}), 400, "validation_error"),
