@@ -4,10 +4,19 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.core.validators import RegexValidator
 from rest_framework import serializers
 
 from accounts.models import PERSONAL_SCOPES, SCOPES
-from games.serializers import PlayerCreateSerializer, StrictSerializer
+from maumau.names import NameField
+from maumau.strict import (
+    StrictBooleanField,
+    StrictCharField,
+    StrictChoiceField,
+    StrictIntegerField,
+    StrictListField,
+    StrictSerializer,
+)
 
 #: Longest password taken (Argon2 hashes any length; this bounds the work a request can ask for).
 PASSWORD_MAX = 256
@@ -15,29 +24,33 @@ PASSWORD_MAX = 256
 EXPIRES_IN_MAX = 365 * 24 * 3600
 
 
+#: A username: what sign-up and the guest's upgrade take (so it never looks like a guest's or a deleted one's).
+USERNAME_PATTERN = r"^[A-Za-z][A-Za-z0-9_]{2,29}$"
+#: Any text without a NUL (no database column takes one), as a password or a log-in's username.
+NO_NUL_PATTERN = r"^[^\x00]*$"
+
+
 def _password(**kwargs: Any) -> serializers.CharField:
-    return serializers.CharField(max_length=PASSWORD_MAX, trim_whitespace=False, **kwargs)
+    return StrictCharField(max_length=PASSWORD_MAX, trim_whitespace=False,
+                           validators=[RegexValidator(NO_NUL_PATTERN)], **kwargs)
 
 
 def _device(**kwargs: Any) -> serializers.CharField:
-    return serializers.CharField(max_length=64, min_length=1, **kwargs)
+    return NameField(max_length=64, **kwargs)
+
+
+def _username(**kwargs: Any) -> serializers.CharField:
+    return StrictCharField(max_length=30, validators=[RegexValidator(USERNAME_PATTERN)],
+                           help_text="3 to 30 letters, digits or _, a letter first.", **kwargs)
 
 
 class AccountCreateSerializer(StrictSerializer):
-    username = serializers.CharField(max_length=30, help_text="3 to 30 letters, digits or _, a letter first.")
+    username = _username()
     password = _password()
-    name = serializers.CharField(required=False, max_length=64,
-                                 help_text="The name shown at tables (default: the username).")
+    name = NameField(required=False, max_length=64, help_text="The name shown at tables (default: the username).")
     device = _device(required=False, default="Sign-up", help_text="Name of the first token, e.g. \"Ada's phone\".")
-    bot = serializers.BooleanField(required=False, default=False,
-                                   help_text="A bot account: shown as a bot in every view and standing.")
-
-    def validate_name(self, value: str) -> str:
-        """The same rules as a guest's name (games' sign-up)."""
-        checked = PlayerCreateSerializer(data={"name": value})
-        if not checked.is_valid():
-            raise serializers.ValidationError(checked.errors["name"])
-        return checked.validated_data["name"]
+    bot = StrictBooleanField(required=False, default=False,
+                             help_text="A bot account: shown as a bot in every view and standing.")
 
 
 class AccountCreatedSerializer(serializers.Serializer):
@@ -50,7 +63,7 @@ class AccountCreatedSerializer(serializers.Serializer):
 
 
 class CredentialsSerializer(StrictSerializer):
-    username = serializers.CharField(max_length=30)
+    username = _username()
     password = _password()
 
 
@@ -67,7 +80,7 @@ class AccountDeleteSerializer(StrictSerializer):
 
 
 class LoginSerializer(StrictSerializer):
-    username = serializers.CharField(max_length=150)
+    username = StrictCharField(max_length=150, validators=[RegexValidator(NO_NUL_PATTERN)])
     password = _password()
     device = _device(help_text="Names the new token in the caller's token list.")
 
@@ -80,8 +93,8 @@ class LoginResultSerializer(serializers.Serializer):
 class PasswordChangeSerializer(StrictSerializer):
     old_password = _password()
     new_password = _password()
-    keep_other_tokens = serializers.BooleanField(required=False, default=False,
-                                                 help_text="Keep the other devices and scripts logged in.")
+    keep_other_tokens = StrictBooleanField(required=False, default=False,
+                                           help_text="Keep the other devices and scripts logged in.")
 
 
 class PasswordChangedSerializer(serializers.Serializer):
@@ -90,10 +103,10 @@ class PasswordChangedSerializer(serializers.Serializer):
 
 class TokenCreateSerializer(StrictSerializer):
     name = _device()
-    scopes = serializers.ListField(child=serializers.ChoiceField(choices=list(PERSONAL_SCOPES)),
+    scopes = StrictListField(child=StrictChoiceField(choices=list(PERSONAL_SCOPES)),
                                    min_length=1, max_length=len(PERSONAL_SCOPES),
                                    help_text="`play`: act in games (and every other write); `read`: read only.")
-    expires_in = serializers.IntegerField(required=False, allow_null=True, min_value=60, max_value=EXPIRES_IN_MAX,
+    expires_in = StrictIntegerField(required=False, allow_null=True, min_value=60, max_value=EXPIRES_IN_MAX,
                                           help_text="Seconds until the token stops working (default: never).")
 
 

@@ -148,11 +148,16 @@ ENTROPY_HELP = ("Your entropy for the table's next fair round: 1 to 64 printable
                 "spaces, mixed into the deal with the server seed committed in `next_commitment`.")
 
 
-class EntropyField(serializers.CharField):
+#: Printable ASCII without the space, as the service takes it (games.services: entropy is hashed as sent).
+ENTROPY_PATTERN = r"^[!-~]{1,64}$"
+
+
+class EntropyField(serializers.RegexField):
     """A string as sent (a number is not turned into one): it is hashed as it is."""
 
     def __init__(self, **kwargs: Any) -> None:
-        super().__init__(trim_whitespace=False, min_length=1, max_length=64, help_text=ENTROPY_HELP, **kwargs)
+        super().__init__(ENTROPY_PATTERN, trim_whitespace=False, min_length=1, max_length=64, help_text=ENTROPY_HELP,
+                         **kwargs)
 
     def to_internal_value(self, data: Any) -> str:
         if not isinstance(data, str):

@@ -110,7 +110,9 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     """DRF EXCEPTION_HANDLER: every error of every view in the API.md shape."""
     headers: dict[str, str] = {}
     if isinstance(exc, DomainError):
-        return Response(error_body(exc.code, exc.message, exc.details), status=exc.status)
+        # A 401 names the scheme that would be accepted (RFC 9110), a refused log-in's too.
+        headers = {"WWW-Authenticate": "Token"} if exc.status == 401 else {}
+        return Response(error_body(exc.code, exc.message, exc.details), status=exc.status, headers=headers)
     if isinstance(exc, Http404):
         exc = drf.NotFound()
     elif isinstance(exc, DjangoPermissionDenied):

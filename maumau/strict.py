@@ -52,6 +52,15 @@ class StrictChoiceField(serializers.ChoiceField):
         return super().to_internal_value(data)
 
 
+class StrictBooleanField(serializers.BooleanField):
+    """A JSON ``true`` or ``false`` only: not ``"yes"``, ``1`` or ``"true"``."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        if not isinstance(data, bool):
+            self.fail("invalid", input=data)
+        return data
+
+
 class StrictListField(serializers.ListField):
     """A JSON array only (DRF also takes a form's repeated keys, never sent here)."""
 
