@@ -67,16 +67,16 @@ async def app(scope: Scope, receive: Receive, send: Send) -> None:
     token = observability.current_request_id.set(request_id)
     started = time.perf_counter()
     try:
-        with translation.override(translation.get_language_from_request(request)):
-            response = await _call(view, request, kwargs)
-        response[observability.REQUEST_ID_HEADER] = request_id
-        observability.request_observed(name, "GET", response.status_code, time.perf_counter() - started)
-        if isinstance(response, StreamingHttpResponse):
-            with observability.open_stream(name):
+        with observability.open_stream(name):  # a long-poll counts while it waits, a stream while it lasts
+            with translation.override(translation.get_language_from_request(request)):
+                response = await _call(view, request, kwargs)
+            response[observability.REQUEST_ID_HEADER] = request_id
+            observability.request_observed(name, "GET", response.status_code, time.perf_counter() - started)
+            if isinstance(response, StreamingHttpResponse):
                 await _send_stream(response, receive, send)
-        else:
-            await _send_start(response, send)
-            await send({"type": "http.response.body", "body": response.content})
+            else:
+                await _send_start(response, send)
+                await send({"type": "http.response.body", "body": response.content})
     finally:
         observability.current_request_id.reset(token)
 
