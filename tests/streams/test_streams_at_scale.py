@@ -4,6 +4,8 @@ a missed wake-up recovered by one batched read, and a move that reaches a stream
 from __future__ import annotations
 
 import asyncio
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +13,7 @@ import pytest
 from django.test import override_settings
 
 from streams import views
-from tests.streams.streams_helpers import two_player_round
+from tests.streams.streams_helpers import SseReader, act, client, two_player_round
 
 ADA = ["KH", "8C", "10S", "AD", "QC"]
 BO = ["7C", "8D", "9D", "AS", "10D"]
@@ -90,3 +92,77 @@ def test_keep_alives_cost_no_database_work(make_player: Any) -> None:
             views._ledger_after = original  # type: ignore[assignment]
     assert chunks.count(b": keep-alive\n\n") == 4
     assert len(reads) == 1, f"{len(reads)} ledger reads for one stream's 4 keep-alives"
+
+
+def test_a_move_posted_to_one_process_reaches_streams_held_by_another(two_servers: tuple[str, str]) -> None:
+    first, second = two_servers
+    ada, bo, gid = two_player_round(first, [ADA, BO], STARTER, STOCK_TOP)
+    game_stream = SseReader(second, f"/api/v1/games/{gid}/stream", bo.token).start()
+    notes = SseReader(second, "/api/v1/me/stream", bo.token).start()
+    try:
+        time.sleep(0.3)
+        act(ada, gid, {"type": "play", "cards": ["KH"]})
+        moved = time.monotonic()
+        move = game_stream.next(5)
+        note = notes.next(5)
+        assert move.event == "move" and move.id == "1" and move.at - moved < 1.0
+        assert note.event == "your_turn" and note.at - moved < 1.0, "woken by the backstop, not the channel"
+        # and a long-poll on the second process answers a move posted to the first
+        ada_there = client(second, ada.token)
+        version = ada_there.get(f"/api/v1/games/{gid}").json()["version"]
+        answer: dict[str, Any] = {}
+        waiter = threading.Thread(target=lambda: answer.update(response=ada_there.get(
+            f"/api/v1/games/{gid}", params={"wait": 10, "after": version}), at=time.monotonic()))
+        waiter.start()
+        time.sleep(0.3)
+        action = bo.http.get(f"/api/v1/games/{gid}").json()["legal_actions"][0]
+        act(bo, gid, action)
+        moved = time.monotonic()
+        waiter.join(10)
+        assert answer["response"].status_code == 200 and answer["response"].json()["version"] > version
+        assert answer["at"] - moved < 1.0
+    finally:
+        game_stream.close()
+        notes.close()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_missed_wake_up_is_recovered_by_one_batched_read_for_all_waiters(make_player: Any) -> None:
+    from games.models import Game, Table
+    from streams import channels
+
+    host = make_player("Ada")
+    table = Table.objects.create(host_id=host.player_id, rules="classic", options={}, max_players=2)
+    games = [Game.objects.create(table=table, number=n, rules={}, state={}, seed="s") for n in range(1, 21)]
+    polls: list[int] = []
+    original = channels._topic_values
+
+    def counted(topics: list[str]) -> Any:
+        polls.append(len(topics))
+        return original(topics)
+
+    async def scenario() -> tuple[list[int], list[bool]]:
+        hub = channels.hub()
+        subs = [hub.subscribe(channels.game_topic(game.pk)) for game in games]
+        for sub in subs:
+            sub.seen = 0
+        await asyncio.sleep(0.3)  # the backstop has looked: nothing changed, nobody woken
+        quiet = [sub._woken for sub in subs]
+        # a move whose wake-up got lost: the version moves on, nobody publishes
+        await channels.db(lambda: Game.objects.filter(pk=games[3].pk).update(version=1))
+        woken = await asyncio.gather(*(sub.wait(1.0) for sub in subs))
+        for sub in subs:
+            sub.close()
+        for task in hub.tasks:
+            task.cancel()
+        return [n for n, flag in enumerate(quiet) if flag], list(woken)
+
+    with override_settings(STREAMS_CHANNEL="redis://127.0.0.1:9/0", STREAMS_BACKSTOP_INTERVAL=0.1):
+        channels._topic_values = counted  # type: ignore[assignment]
+        try:
+            quiet, woken = asyncio.run(scenario())
+        finally:
+            channels._topic_values = original  # type: ignore[assignment]
+    assert quiet == [], "a waiter was woken although its topic did not change"
+    assert [n for n, flag in enumerate(woken) if flag] == [3]
+    assert polls and set(polls) == {20}, "each backstop read covers every topic at once"
