@@ -98,9 +98,13 @@ def _authenticated(view: Callable[..., Awaitable[HttpResponse]]) -> Callable[...
 
 
 def _game_open(game_id: int, player: Player) -> tuple[int, str]:
-    """Permission check (404/403) once; returns the current version and the caller's ETag."""
-    clocks.clocks_resolve_due(game_id=game_id)
+    """Permission check (404/403); returns the current version and the caller's ETag. A passed
+    deadline found here is resolved first; only then, since resolving takes the round's lock and
+    a long-poll is opened again every minute by every waiting phone."""
     game, _seats, viewer = selectors.game_for_player(game_id=game_id, player=player)
+    if clocks.deadline_passed(game):
+        clocks.clocks_resolve_due(game_id=game_id)
+        game, _seats, viewer = selectors.game_for_player(game_id=game_id, player=player)
     return game.version, selectors.game_etag(game=game, viewer=viewer, player=player)
 
 

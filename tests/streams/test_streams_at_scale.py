@@ -166,3 +166,21 @@ def test_a_missed_wake_up_is_recovered_by_one_batched_read_for_all_waiters(make_
     assert quiet == [], "a waiter was woken although its topic did not change"
     assert [n for n, flag in enumerate(woken) if flag] == [3]
     assert polls and set(polls) == {20}, "each backstop read covers every topic at once"
+
+
+@pytest.mark.django_db
+def test_opening_a_long_poll_takes_no_lock_while_no_deadline_passed(make_player: Any) -> None:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from games.models import Game, Player, Table
+
+    host = make_player("Ada")
+    table = Table.objects.create(host_id=host.player_id, rules="classic", options={}, max_players=2)
+    table.seats.create(position=0, player_id=host.player_id)
+    game = Game.objects.create(table=table, number=1, rules={}, state={}, seed="s", positions=[0])
+    player = Player.objects.get(pk=host.player_id)
+    with CaptureQueriesContext(connection) as queries:
+        version, etag = views._game_open(game.pk, player)
+    assert version == 0 and etag == f'"g{game.pk}-v0-p{host.player_id}"'
+    assert len(queries) == 1, [q["sql"] for q in queries]
