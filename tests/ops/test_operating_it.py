@@ -180,3 +180,15 @@ def test_errors_reach_a_sentry_compatible_server_only_when_a_dsn_is_set() -> Non
     finally:
         server.shutdown()
     assert any(b"boom" in body for body in _Collector.bodies)
+
+
+def test_metrics_of_several_processes_are_summed_in_multiprocess_mode(tmp_path: Any) -> None:
+    env = {**os.environ, "PROMETHEUS_MULTIPROC_DIR": str(tmp_path), "DJANGO_SETTINGS_MODULE": "maumau.settings"}
+    count = "from maumau import observability; observability.illegal_move_refused()"
+    for _ in range(2):
+        subprocess.run([sys.executable, "-c", count], env=env, check=True, timeout=60)
+    scrape = ("import django; django.setup(); from maumau import observability; "
+              "print(observability.metrics_text(with_queue_depth=False)[0].decode())")
+    text = subprocess.run([sys.executable, "-c", scrape], env=env, check=True, timeout=60, capture_output=True,
+                          text=True).stdout
+    assert _metric(text, "maumau_illegal_moves_refused_total") == 2
