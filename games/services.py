@@ -32,6 +32,7 @@ from games.ledger import ledger_genesis, move_hash, move_row
 from games.models import Game, IdempotencyRecord, Move, Player, Seat, Table
 from games.rule_messages import rule_message
 from games.rule_sets import rule_set_from
+from maumau import observability
 from maumau.errors import (
     ConflictError,
     DomainError,
@@ -493,6 +494,8 @@ def move_submit(
         except IntegrityError as exc:  # the key's record exists: only if the claim was not exclusive
             raise ConflictError("idempotency_in_progress", details={"key": idempotency_key}) from exc
     if refusal is not None:
+        if isinstance(refusal, IllegalMoveError):
+            observability.illegal_move_refused()
         raise refusal
     return MoveOutcome(status_code=status, body=body, game=game, moves=locked.appended)
 
@@ -584,10 +587,17 @@ def clocks_due_apply(locked: LockedRound) -> int:
             _timeout_streak_count(locked)
         else:
             break
+        policy = "hermann" if action["type"] == "hermann_timeout" else locked.state.rules.timeout_policy
+        due = game.hermann_deadline if action["type"] == "hermann_timeout" else game.deadline
+        transaction.on_commit(functools.partial(_timeout_observed, policy, due))
         locked.apply(actor="clock", seat=locked.state.turn, player=None, action=engine.parse_action(action, clock=True))
         applied += 1
         _bots_play(locked)
     return applied
+
+
+def _timeout_observed(policy: str, due: Any) -> None:
+    observability.timeout_committed(policy, (timezone.now() - due).total_seconds())
 
 
 def _timeout_streak_count(locked: LockedRound) -> None:
@@ -671,6 +681,7 @@ def _round_save(locked: LockedRound, batch: sql.WriteBatch) -> None:
         batch.send()
         return
     batch.insert(locked.appended)
+    transaction.on_commit(functools.partial(observability.moves_committed, list(locked.appended)))
     batch.update(game, _game_fields_settle(locked))
     if game.status == "finished":  # the table is free for the next round; the result counts
         batch.statement("UPDATE games_table SET status = 'open' WHERE id = %s AND status = 'playing'",

@@ -23,6 +23,8 @@ from typing import Any
 
 from celery import Celery
 
+from maumau import observability
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "maumau.settings")
 
 app = Celery("maumau")
@@ -38,6 +40,7 @@ app.conf.update(
     task_publish_retry_policy={"max_retries": 2, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.5},
 )
 app.autodiscover_tasks()
+observability.celery_signals_connect()
 
 
 def _fire_more_timers_per_tick() -> None:

@@ -8,12 +8,15 @@ PostgreSQL and Redis/RabbitMQ with the same code.
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from pathlib import Path
 from typing import Any
 
 import dj_database_url
 from django.utils.translation import gettext_lazy as _
+
+from maumau import observability
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(os.environ.get("MAUMAU_VAR_DIR", BASE_DIR / "var"))
@@ -48,6 +51,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "maumau.observability.RequestObservabilityMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "maumau.staticfiles.StaticFilesMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -286,17 +290,29 @@ MAUMAU_CLOCK_TAKEOVER_TIMEOUTS = int(os.environ.get("MAUMAU_CLOCK_TAKEOVER_TIMEO
 MAUMAU_CLOCK_QUEUE = os.environ.get("MAUMAU_CLOCK_QUEUE", "celery")
 MAUMAU_CLOCK_SWEEP_BATCH = int(os.environ.get("MAUMAU_CLOCK_SWEEP_BATCH", "500"))
 
-# The clock sweep runs every MAUMAU_CLOCK_SWEEP_SECONDS and the webhook sweep every minute: their
-# routine INFO lines (beat sending, worker receiving and finishing) are dropped, their errors kept.
+# --- Operating it (maumau/observability.py, maumau/ops.py) ---------------------------------------
+# Logs: readable lines (LOG_FORMAT=text) or one JSON object a line (LOG_FORMAT=json), each with the
+# request id (X-Request-ID, returned to the client and carried by the request's Celery tasks). The clock
+# sweep runs every MAUMAU_CLOCK_SWEEP_SECONDS and the webhook sweep every minute: their routine INFO lines
+# (beat sending, worker receiving and finishing) are dropped, their errors kept.
 ROUTINE_TASKS = ["games.deadlines_sweep", "streams.tasks.webhook_sweep"]
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "filters": {"routine_tasks": {"()": "maumau.log_filters.RoutineTasksFilter", "tasks": ROUTINE_TASKS}},
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
-    "loggers": {
-        name: {"filters": ["routine_tasks"]}
-        for name in ("celery.beat", "celery.worker.strategy", "celery.app.trace")
-    },
-}
+LOGGING = observability.logging_config(
+    level=os.environ.get("LOG_LEVEL", "WARNING"),
+    json_format=os.environ.get("LOG_FORMAT", "text").strip().lower() == "json",
+    filters={"routine_tasks": {"()": "maumau.log_filters.RoutineTasksFilter", "tasks": ROUTINE_TASKS}},
+    filtered_loggers={name: {"filters": ["routine_tasks"]}
+                      for name in ("celery.beat", "celery.worker.strategy", "celery.app.trace")},
+)
+# /metrics: open to these networks ("*" for all), or with MAUMAU_METRICS_TOKEN set only to
+# "Authorization: Bearer <token>". Several processes: PROMETHEUS_MULTIPROC_DIR (see the README).
+MAUMAU_METRICS_TOKEN = os.environ.get("MAUMAU_METRICS_TOKEN", "")
+MAUMAU_METRICS_NETWORKS = [
+    ipaddress.ip_network(part.strip(), strict=False)
+    for part in (os.environ.get("MAUMAU_METRICS_NETWORKS", "127.0.0.0/8,::1/128").replace("*", "0.0.0.0/0,::/0")
+                 .split(","))
+    if part.strip()
+]
+# Errors to Sentry (or a Sentry-compatible server such as GlitchTip) only when a DSN is set.
+SENTRY_DSN = os.environ.get("SENTRY_DSN", "")
+observability.error_reporting_init(SENTRY_DSN, environment=os.environ.get("SENTRY_ENVIRONMENT", ""),
+                                   traces_sample_rate=float(os.environ.get("SENTRY_TRACES_SAMPLE_RATE", "0")))

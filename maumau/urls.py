@@ -8,10 +8,14 @@ from django.urls import include, path
 from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
+from maumau import ops
 from maumau.views import ApiIndexApi
 
 urlpatterns = [
     path("", RedirectView.as_view(pattern_name="api-index"), name="home"),
+    path("healthz", ops.healthz, name="healthz"),
+    path("readyz", ops.readyz, name="readyz"),
+    path("metrics", ops.metrics, name="metrics"),
     path("admin/", admin.site.urls),
     path("api/", ApiIndexApi.as_view(), name="api-index"),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),

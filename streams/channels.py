@@ -150,23 +150,47 @@ def publish(*topics: str) -> None:
 
 
 class Subscription:
-    """One waiter on one topic. Subscribe BEFORE reading the database, then wait, then re-read."""
+    """One waiter on one topic. Subscribe BEFORE reading the database, then wait, then re-read.
+
+    ``seen`` is the topic's value (a game's version, a player's last notification id) as of the
+    waiter's last read: the hub's backstop wakes only waiters behind the value it reads, in one
+    batched query for all topics, so a missed wake-up costs no read per stream.
+    """
+
+    __slots__ = ("hub", "topic", "seen", "_woken", "_future")
 
     def __init__(self, hub: Hub, topic: str) -> None:
         self.hub, self.topic = hub, topic
-        self.event = asyncio.Event()
+        self.seen: int | None = None
+        self._woken = False
+        self._future: asyncio.Future[bool] | None = None
+
+    def wake(self) -> None:
+        self._woken = True
+        if self._future is not None and not self._future.done():
+            self._future.set_result(True)
 
     async def wait(self, timeout: float) -> bool:
-        """True when woken (then cleared), False when ``timeout`` ran out."""
-        try:
-            await asyncio.wait_for(self.event.wait(), timeout=max(0.0, timeout))
-        except TimeoutError:
-            return False
-        self.event.clear()
-        return True
+        """True when woken (then cleared), False when ``timeout`` ran out. One timer, no task:
+        cheap enough for every keep-alive of ten thousand streams."""
+        if not self._woken:
+            future = self._future = self.hub.loop.create_future()
+            timer = self.hub.loop.call_later(max(0.0, timeout), _time_out, future)
+            try:
+                await future
+            finally:
+                timer.cancel()
+                self._future = None
+        woken, self._woken = self._woken, False
+        return woken
 
     def close(self) -> None:
         self.hub._unsubscribe(self)
+
+
+def _time_out(future: asyncio.Future[bool]) -> None:
+    if not future.done():
+        future.set_result(False)
 
 
 class Hub:
@@ -177,7 +201,6 @@ class Hub:
         self.kind = channel_kind()
         self.waiters: dict[str, set[Subscription]] = defaultdict(set)
         self.tasks: list[asyncio.Task[None]] = []
-        self._seen: dict[str, Any] = {}
         self._poke = asyncio.Event()
 
     def subscribe(self, topic: str) -> Subscription:
@@ -185,8 +208,11 @@ class Hub:
             self._start()
         sub = Subscription(self, topic)
         self.waiters[topic].add(sub)
-        self._poke.set()  # the poller looks at the new topic at once
         return sub
+
+    @property
+    def open_waiters(self) -> int:
+        return sum(len(subs) for subs in self.waiters.values())
 
     def _unsubscribe(self, sub: Subscription) -> None:
         subs = self.waiters.get(sub.topic)
@@ -194,12 +220,11 @@ class Hub:
             subs.discard(sub)
             if not subs:
                 del self.waiters[sub.topic]
-                self._seen.pop(sub.topic, None)
 
     def fire(self, topics: tuple[str, ...] | list[str]) -> None:
         for topic in topics:
             for sub in self.waiters.get(topic, ()):
-                sub.event.set()
+                sub.wake()
 
     def fire_threadsafe(self, topics: tuple[str, ...] | list[str]) -> None:
         if self.loop.is_closed():
@@ -236,7 +261,7 @@ class Hub:
                 conn = await psycopg.AsyncConnection.connect(autocommit=True, **params)
                 async with conn:
                     await conn.execute(f"LISTEN {PG_CHANNEL}")
-                    self.fire(list(self.waiters))  # changes while we were not listening
+                    self._poke.set()  # changes while we were not listening: one batched look
                     async for notify in conn.notifies():
                         self.fire([notify.payload])
             except asyncio.CancelledError:
@@ -253,7 +278,7 @@ class Hub:
                 client = aioredis.Redis.from_url(_redis_url())
                 async with client.pubsub() as pubsub:
                     await pubsub.psubscribe(REDIS_PREFIX + "*")
-                    self.fire(list(self.waiters))
+                    self._poke.set()
                     async for message in pubsub.listen():
                         if message.get("type") == "pmessage":
                             channel = message["channel"]
@@ -267,10 +292,10 @@ class Hub:
                 await asyncio.sleep(1.0)
 
     async def _poll(self, interval: float) -> None:
-        """Compare each watched topic's value with the last one seen; wake the changed ones.
+        """Read every watched topic's value in one batched query; wake the waiters behind it.
 
-        A topic seen for the first time always wakes its waiters (a spurious wake-up is a cheap
-        re-read), so a change between a waiter's own read and our first look is never missed.
+        A waiter that has not read yet (``seen`` is None) is about to, so it is left alone; one
+        whose read is older than the value is woken, whether or not its wake-up was lost.
         """
         while True:
             try:
@@ -289,24 +314,21 @@ class Hub:
                 log.warning("streams: poll failed", exc_info=True)
                 await asyncio.sleep(interval)
                 continue
-            changed = [t for t in topics if t in self.waiters and self._seen.get(t, _UNSEEN) != values.get(t)]
-            for topic in changed:
-                self._seen[topic] = values.get(topic)
-            if changed:
-                self.fire(changed)
-
-
-_UNSEEN = object()
+            for topic in topics:
+                value = values.get(topic, 0)
+                for sub in self.waiters.get(topic, ()):
+                    if sub.seen is not None and value > sub.seen:
+                        sub.wake()
 
 
 def _topic_values(topics: list[str]) -> dict[str, Any]:
-    """One query per kind of topic: game versions, last notification id per player."""
+    """One query per kind of topic: game versions (= ledger rows), last notification id per player."""
     games = [int(t[5:]) for t in topics if t.startswith("game:")]
     players = [int(t[7:]) for t in topics if t.startswith("player:")]
     values: dict[str, Any] = {}
     if games:
-        for pk, version, status in Game.objects.filter(pk__in=games).values_list("pk", "version", "status"):
-            values[f"game:{pk}"] = (version, status)
+        for pk, version in Game.objects.filter(pk__in=games).values_list("pk", "version"):
+            values[f"game:{pk}"] = version
     if players:
         rows = Notification.objects.filter(player_id__in=players).values("player_id").annotate(last=Max("id"))
         for row in rows:

@@ -118,9 +118,13 @@ def _authenticated(view: Callable[..., Awaitable[HttpResponse]]) -> Callable[...
 
 
 def _game_open(game_id: int, player: Player) -> tuple[int, str]:
-    """Permission check (404/403) once; returns the current version and the caller's ETag."""
-    clocks.clocks_resolve_due(game_id=game_id)
+    """Permission check (404/403); returns the current version and the caller's ETag. A passed
+    deadline found here is resolved first; only then, since resolving takes the round's lock and
+    a long-poll is opened again every minute by every waiting phone."""
     game, _seats, viewer = selectors.game_for_player(game_id=game_id, player=player)
+    if clocks.deadline_passed(game):
+        clocks.clocks_resolve_due(game_id=game_id)
+        game, _seats, viewer = selectors.game_for_player(game_id=game_id, player=player)
     return game.version, selectors.game_etag(game=game, viewer=viewer, player=player)
 
 
@@ -165,6 +169,7 @@ async def game_wait(request: HttpRequest, player: Player, game_id: int) -> HttpR
             after = version  # no reference: wait for the next move
         deadline = time.monotonic() + wait
         while version <= after:
+            sub.seen = version
             remaining = deadline - time.monotonic()
             if remaining <= 0 or not await sub.wait(remaining):
                 version, etag = await channels.db(_game_open, game_id, player)
@@ -190,13 +195,13 @@ def _ledger_open(game_id: int, player: Player) -> tuple[int | None, int]:
     return viewer, game.version
 
 
-def _ledger_after(game_id: int, viewer: int | None, after: int) -> tuple[list[dict[str, Any]], str]:
-    """The caller's redacted ledger rows after ``after``; the status read before the rows, so a
-    round seen finished has all its rows in this page or the next."""
-    game = Game.objects.only("status").get(pk=game_id)
+def _ledger_after(game_id: int, viewer: int | None, after: int) -> tuple[list[dict[str, Any]], str, int]:
+    """The caller's redacted ledger rows after ``after``, the status and the version; status and
+    version read before the rows, so a round seen finished has all its rows in this page or the next."""
+    game = Game.objects.only("status", "version").get(pk=game_id)
     reveal = game.status == "finished" and viewer is not None
     moves = list(game.moves.filter(seq__gt=after).order_by("seq")[:PAGE])
-    return [selectors.move_data(m, viewer, reveal) for m in moves], game.status
+    return [selectors.move_data(m, viewer, reveal) for m in moves], game.status, game.version
 
 
 def _last_event_id(request: HttpRequest) -> int | None:
@@ -220,7 +225,8 @@ async def _game_events(game_id: int, viewer: int | None, after: int) -> AsyncIte
     try:
         yield f"retry: 2000\n: game {game_id} after {after}\n\n".encode()
         while True:
-            rows, status = await channels.db(_ledger_after, game_id, viewer, after)
+            rows, status, version = await channels.db(_ledger_after, game_id, viewer, after)
+            sub.seen = version
             for row in rows:
                 yield _sse(data=row, event="move", event_id=row["seq"])
                 after = row["seq"]
@@ -229,7 +235,7 @@ async def _game_events(game_id: int, viewer: int | None, after: int) -> AsyncIte
             if status == "finished":
                 yield _sse(data={"game": game_id, "status": status, "version": after}, event="end")
                 return
-            if not await sub.wait(keepalive):
+            while not await sub.wait(keepalive):  # a keep-alive reads nothing
                 yield b": keep-alive\n\n"
     finally:
         sub.close()
@@ -267,9 +273,10 @@ async def _me_events(player_id: int, after: int) -> AsyncIterator[bytes]:
             for row in rows:
                 yield _sse(data=row, event=row["kind"], event_id=row["id"])
                 after = row["id"]
+            sub.seen = after
             if len(rows) == PAGE:
                 continue
-            if not await sub.wait(keepalive):
+            while not await sub.wait(keepalive):  # a keep-alive reads nothing
                 yield b": keep-alive\n\n"
     finally:
         sub.close()

@@ -22,6 +22,7 @@ import httpx
 from django.db import transaction
 from django.utils import timezone
 
+from maumau import observability
 from streams.conf import setting
 from streams.models import WebhookDelivery, WebhookSecret
 from streams.ssrf import UnsafeTarget, check_url
@@ -92,6 +93,7 @@ def delivery_attempt(*, delivery_id: int) -> WebhookDelivery | None:
         if delivery.lease_until is not None and delivery.attempts >= setting("WEBHOOK_MAX_ATTEMPTS"):
             delivery.status, delivery.lease_until, delivery.last_error = "failed", None, "worker lost"
             delivery.save(update_fields=["status", "lease_until", "last_error"])
+            observability.webhook_attempted("failed")
             return delivery
         delivery.attempts += 1
         delivery.next_attempt_at = None
@@ -124,4 +126,5 @@ def delivery_attempt(*, delivery_id: int) -> WebhookDelivery | None:
     delivery.lease_until = None
     delivery.save(update_fields=["response_status", "last_error", "status", "delivered_at", "next_attempt_at",
                                  "lease_until"])
+    observability.webhook_attempted(delivery.status)
     return delivery

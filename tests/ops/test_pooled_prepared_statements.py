@@ -45,4 +45,4 @@ def test_prepared_statements_survive_across_requests_on_a_pooled_connection(one_
         cursor.execute("SELECT statement FROM pg_prepared_statements")
         prepared = [row[0] for row in cursor.fetchall()]
     assert len(pids) == 1, "every request borrowed the same pooled connection"
-    assert any("FROM authtoken_token t" in text for text in prepared), prepared
+    assert any("FROM accounts_accesstoken t" in text for text in prepared), prepared

@@ -73,16 +73,17 @@ def _server_pool(streams_database: tuple[Path, str | None]) -> Iterator[dict[str
         process.stop(timeout=10)
 
 
-def _start(pool: dict[str, Any], channel: str) -> str:
-    if channel in pool["servers"]:
-        return str(pool["servers"][channel][1])
+def _start(pool: dict[str, Any], channel: str, name: str = "") -> str:
+    key = name or channel
+    if key in pool["servers"]:
+        return str(pool["servers"][key][1])
     tmp, database_url = pool["database"]
     env = _server_env(tmp, database_url)
     env["STREAMS_CHANNEL"] = REDIS_URL if channel == "redis" else channel
     port = harness.free_port()
-    process = harness.uvicorn("maumau.asgi:application", port, env=env, log=tmp / f"uvicorn-{channel}.log")
+    process = harness.uvicorn("maumau.asgi:application", port, env=env, log=tmp / f"uvicorn-{key}.log")
     url = f"http://127.0.0.1:{port}"
-    pool["servers"][channel] = (process, url)  # stopped with the pool, even if it never answers
+    pool["servers"][key] = (process, url)  # stopped with the pool, even if it never answers
     process.wait_for_http(port)
     return url
 
@@ -99,6 +100,23 @@ def server(request: pytest.FixtureRequest, _server_pool: dict[str, Any]) -> str:
     if channel == "redis" and not _redis_up():
         pytest.skip(f"the redis channel needs a Redis at {REDIS_URL} (STREAMS_TEST_REDIS_URL)")
     return _start(_server_pool, channel)
+
+
+@pytest.fixture(params=["postgres", "redis"])
+def two_servers(request: pytest.FixtureRequest, _server_pool: dict[str, Any]) -> tuple[str, str]:
+    """Two uvicorn processes on one database, woken through the PostgreSQL or the Redis channel."""
+    channel = request.param
+    if not _postgres_url():
+        pytest.skip("several processes share a PostgreSQL database (DATABASE_URL)")
+    if channel == "redis" and not _redis_up():
+        pytest.skip(f"the redis channel needs a Redis at {REDIS_URL} (STREAMS_TEST_REDIS_URL)")
+    return _start(_server_pool, channel), _start(_server_pool, channel, f"{channel}-second")
+
+
+@pytest.fixture
+def poll_server_pid(poll_server: str, _server_pool: dict[str, Any]) -> int:
+    """The process id of the ``poll_server`` (its threads and memory are read through /proc)."""
+    return int(_server_pool["servers"]["poll"][0].pid)
 
 
 @pytest.fixture
