@@ -47,6 +47,12 @@ class Scanner:
         return {game.seed, game.deal_seed(), game.table.next_seed}
 
     def check(self, body: Any, what: str) -> None:
+        # What this answer's own events showed the caller stays known: a card laid face up (a reshuffle may
+        # have put it back in the stock since) and a card the caller drew (a QH swap may have taken it since).
+        self.known |= {card for event in (body.get("events") or []) if isinstance(event, dict)
+                       and (event.get("type") == "played" or (event.get("type") == "drew"
+                                                              and event.get("seat") == self.seat))
+                       for card in event.get("cards", [])}
         leaked = cards_in(body) & self.hidden()
         assert not leaked, f"{what} shows hidden cards {sorted(leaked)}"
         text = json.dumps(body)

@@ -88,7 +88,7 @@ def test_metrics_count_requests_by_route_moves_and_refused_plays(
         played = ada.post(f"/api/v1/games/{game_id}/actions", {"type": "play", "cards": ["KH"]}, format="json")
     assert refused.status_code == 422 and played.status_code == 200, (refused.content, played.content)
     after = _scrape()
-    route = "api/v1/games/<int:game_id>/actions"
+    route = "api/v1/games/<id:game_id>/actions"
     assert (_metric(after, "maumau_http_requests_total", route=route, method="POST", status="200")
             - _metric(before, "maumau_http_requests_total", route=route, method="POST", status="200")) == 1
     assert _metric(after, "maumau_http_request_seconds_count", route=route, method="POST") >= 1
