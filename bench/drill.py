@@ -684,6 +684,8 @@ class Drill:
             # must outlast the longest attempt (the task's hard time limit), so both are short here.
             "WEBHOOK_TIMEOUT_SECONDS": "3", "CELERY_TASK_SOFT_TIME_LIMIT": "8", "CELERY_TASK_TIME_LIMIT": "10",
             "WEBHOOK_LEASE_SECONDS": "15",
+            # A delivery whose queue message was lost is sent again by the (5 s) sweep after 10 s.
+            "WEBHOOK_REQUEUE_AFTER_SECONDS": "10",
             "LOG_LEVEL": "WARNING", "PYTHONPATH": str(harness.ROOT), "PYTHONUNBUFFERED": "1",
         })
         self.journal = Journal()

@@ -48,6 +48,8 @@ DEFAULTS: dict[str, Any] = {
     # A worker's claim on a delivery it attempts; above the task's hard time limit (60 s), so that a
     # live attempt never loses it: when it runs out, the worker died and the sweep queues the delivery again.
     "WEBHOOK_LEASE_SECONDS": _env_float("WEBHOOK_LEASE_SECONDS", 120.0),
+    # A pending delivery whose time is this far past lost its queue message: the sweep sends it again.
+    "WEBHOOK_REQUEUE_AFTER_SECONDS": _env_float("WEBHOOK_REQUEUE_AFTER_SECONDS", 60.0),
     "WEBHOOK_MAX_PER_PLAYER": 10,
 }
 
