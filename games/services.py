@@ -21,7 +21,7 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import User
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, InterfaceError, OperationalError, connection, transaction
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
@@ -457,42 +457,56 @@ def move_submit(
     same: the timeouts a late action missed, and in ``house`` the penalty card of an illegal play.
     """
     action = _action_parsed(action)
-    refusal: DomainError | None = None
-    with transaction.atomic():
-        if idempotency_key and player is not None:
-            replay = _idempotency_replay(player, idempotency_key, fingerprint)
-            if replay is not None:
-                return replay
-        found = sql.game_locked_with_seats(game_id)
-        if found is None:
-            raise NotFoundError()
-        game, table_seats = found
-        locked = LockedRound(game=game, state=game.engine_state(), seats=game.seats_in_order(table_seats),
-                             now=timezone.now())
-        seat: int | None = None
+    # A connection that dies before the commit (a restarted or terminated database session) leaves
+    # nothing written: the pipeline runs once more on a fresh one. Not after the body ended (the commit's
+    # outcome is unknown), nor inside a caller's transaction (that one is lost with the connection).
+    retry_allowed = not connection.in_atomic_block
+    for attempt in (1, 2):
+        refusal: DomainError | None = None
+        committing = False
         try:
-            if actor == "clock":
-                _open_check(locked, expected_version)  # a clock task acts only on the version it was set for
-                clocks_due_apply(locked)
-            else:
-                clocks_due_apply(locked)  # a late action comes after the timeout it missed
-                seat = _seat_of(locked, player) if actor == "player" else None
-                _open_check(locked, expected_version)
-                if action is not None:
-                    _action_apply(locked, seat, player, action)
-            if play_bots:
-                _bots_play(locked)
-        except DomainError as exc:
-            refusal = exc
-        batch = sql.WriteBatch()
-        status, body = _answer(locked, refusal, seat, render)
-        if idempotency_key and player is not None and (refusal is None or isinstance(refusal, IllegalMoveError)):
-            batch.insert([IdempotencyRecord(player=player, key=idempotency_key, fingerprint=fingerprint,
-                                            status_code=status, body=body)])
-        try:
-            _round_save(locked, batch)
-        except IntegrityError as exc:  # the key's record exists: only if the claim was not exclusive
-            raise ConflictError("idempotency_in_progress", details={"key": idempotency_key}) from exc
+            with transaction.atomic():
+                if idempotency_key and player is not None:
+                    replay = _idempotency_replay(player, idempotency_key, fingerprint)
+                    if replay is not None:
+                        return replay
+                found = sql.game_locked_with_seats(game_id)
+                if found is None:
+                    raise NotFoundError()
+                game, table_seats = found
+                locked = LockedRound(game=game, state=game.engine_state(), seats=game.seats_in_order(table_seats),
+                                     now=timezone.now())
+                seat: int | None = None
+                try:
+                    if actor == "clock":
+                        _open_check(locked, expected_version)  # a clock task acts only on the version it was set for
+                        clocks_due_apply(locked)
+                    else:
+                        clocks_due_apply(locked)  # a late action comes after the timeout it missed
+                        seat = _seat_of(locked, player) if actor == "player" else None
+                        _open_check(locked, expected_version)
+                        if action is not None:
+                            _action_apply(locked, seat, player, action)
+                    if play_bots:
+                        _bots_play(locked)
+                except DomainError as exc:
+                    refusal = exc
+                batch = sql.WriteBatch()
+                status, body = _answer(locked, refusal, seat, render)
+                stored = refusal is None or isinstance(refusal, IllegalMoveError)  # what a retry with the key replays
+                if idempotency_key and player is not None and stored:
+                    batch.insert([IdempotencyRecord(player=player, key=idempotency_key, fingerprint=fingerprint,
+                                                    status_code=status, body=body)])
+                try:
+                    _round_save(locked, batch)
+                except IntegrityError as exc:  # the key's record exists: only if the claim was not exclusive
+                    raise ConflictError("idempotency_in_progress", details={"key": idempotency_key}) from exc
+                committing = True
+            break
+        except (OperationalError, InterfaceError):
+            if committing or attempt == 2 or not retry_allowed:
+                raise
+            connection.close()
     if refusal is not None:
         if isinstance(refusal, IllegalMoveError):
             observability.illegal_move_refused()
