@@ -18,6 +18,8 @@ from django.utils.translation import gettext_lazy as _
 from rest_framework import exceptions as drf
 from rest_framework.response import Response
 
+from maumau import database_retry
+
 #: Default message for each stable code; a raise site may pass a more specific one.
 MESSAGES: dict[str, Any] = {
     "validation_error": _("The request is malformed."),
@@ -118,7 +120,9 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     elif isinstance(exc, DjangoPermissionDenied):
         exc = drf.PermissionDenied()
     if not isinstance(exc, drf.APIException):
-        return None  # a real bug: let Django's 500 handling (JSON below) take it
+        # A read whose database session ended under it runs once more; anything else is a real bug:
+        # Django's 500 handling (JSON below) takes it.
+        return database_retry.read_again(exc, context)
 
     details: dict[str, Any] = {}
     if isinstance(exc, (drf.NotAuthenticated, drf.AuthenticationFailed)):

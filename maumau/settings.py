@@ -62,7 +62,6 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "streams.middleware.LongPollRouteMiddleware",
-    "maumau.database_retry.DatabaseRetryMiddleware",
 ]
 
 ROOT_URLCONF = "maumau.urls"
