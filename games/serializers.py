@@ -39,6 +39,14 @@ class TableCreateSerializer(StrictSerializer):
     options = serializers.DictField(required=False, default=dict, help_text="Overrides of the preset's options.")
     max_players = serializers.IntegerField(required=False, allow_null=True, min_value=2, max_value=16)
     league = serializers.IntegerField(required=False, allow_null=True, min_value=1)
+    visibility = serializers.ChoiceField(
+        choices=["public", "private"], default="public",
+        help_text="`private`: joined only with the table's `invite_code`, never watched.")
+    spectators = serializers.ChoiceField(
+        choices=["anyone", "invited", "nobody"], default="anyone",
+        help_text="Who may watch a public table's rounds (`invited`: with its `invite_code`).")
+    spectator_delay = serializers.IntegerField(default=0, min_value=0, max_value=50,
+                                               help_text="Spectators see a running round this many moves behind.")
 
 
 ENTROPY_HELP = ("Your entropy for the table's next fair round: 1 to 64 printable ASCII characters without "
@@ -59,6 +67,7 @@ class EntropyField(serializers.CharField):
 
 class TableJoinSerializer(StrictSerializer):
     entropy = EntropyField(required=False)
+    invite_code = serializers.CharField(required=False, max_length=32, help_text="Needed to join a private table.")
 
 
 class EntropySerializer(StrictSerializer):
@@ -94,6 +103,9 @@ class SeatSerializer(serializers.Serializer):
     bot_controlled = serializers.BooleanField()
     left = serializers.BooleanField()
     entropy = SeatEntropySerializer(help_text="What this seat mixes into the next fair deal.")
+    last_seen_at = serializers.DateTimeField(allow_null=True, help_text="The player's last request (people only).")
+    online = serializers.BooleanField(help_text="Seen within the last two minutes (bots always).")
+    absent = serializers.BooleanField(help_text="A bot plays this person's seat until they come back.")
 
 
 class TableSerializer(serializers.Serializer):
@@ -104,6 +116,10 @@ class TableSerializer(serializers.Serializer):
     max_players = serializers.IntegerField()
     league = serializers.IntegerField(allow_null=True)
     status = serializers.ChoiceField(choices=["open", "playing", "closed"])
+    visibility = serializers.ChoiceField(choices=["public", "private"])
+    spectators = serializers.ChoiceField(choices=["anyone", "invited", "nobody"])
+    spectator_delay = serializers.IntegerField()
+    invite_code = serializers.CharField(allow_null=True, help_text="Shown to the table's seated players only.")
     rounds_started = serializers.IntegerField()
     free_seats = serializers.IntegerField()
     seats = SeatSerializer(many=True)
@@ -128,7 +144,8 @@ class MeSerializer(serializers.Serializer):
 class ActionSerializer(serializers.Serializer):
     """One action; the engine validates it (unknown fields such as `hand` or `seat` are refused)."""
 
-    type = serializers.ChoiceField(choices=["play", "draw", "pass", "say"])
+    type = serializers.ChoiceField(choices=["play", "draw", "pass", "say", "resign"],
+                                   help_text="`resign` gives the round up (any time): you rank last.")
     cards = serializers.ListField(child=serializers.CharField(), required=False)
     wish = serializers.ChoiceField(choices=["C", "S", "H", "D"], required=False)
     as_ = serializers.DictField(child=serializers.CharField(), required=False, help_text='Jokers named: {"X1": "7S"}')
@@ -151,6 +168,10 @@ class GamePlayerSerializer(serializers.Serializer):
     player = serializers.IntegerField()
     card_count = serializers.IntegerField()
     bot = serializers.BooleanField()
+    bot_controlled = serializers.BooleanField(help_text="A bot stands in for this seat's player.")
+    last_seen_at = serializers.DateTimeField(allow_null=True)
+    online = serializers.BooleanField()
+    absent = serializers.BooleanField()
 
 
 class DealEntropySerializer(SeatEntropySerializer):
@@ -180,7 +201,8 @@ class GameViewSerializer(serializers.Serializer):
     pending_draw = serializers.IntegerField()
     stock_count = serializers.IntegerField()
     players = GamePlayerSerializer(many=True)
-    hand = serializers.ListField(child=serializers.CharField(), help_text="The caller's cards only.")
+    hand = serializers.ListField(child=serializers.CharField(), required=False,
+                                 help_text="The caller's cards only (absent for a spectator).")
     legal_actions = serializers.ListField(child=serializers.DictField(),
                                           help_text="Each can be POSTed as is to /actions.")
     deadline = serializers.DateTimeField(allow_null=True)
@@ -188,6 +210,8 @@ class GameViewSerializer(serializers.Serializer):
     result = serializers.DictField(allow_null=True)
     practice = serializers.BooleanField(help_text="A chosen seed or setup: never counted.")
     deal = DealSerializer()
+    spectator = serializers.BooleanField(required=False, help_text="Set for a spectator's view (no seat).")
+    delay = serializers.IntegerField(required=False, help_text="A spectator's view is this many moves behind.")
 
 
 class MoveResultSerializer(GameViewSerializer):

@@ -14,8 +14,10 @@ urlpatterns = [
     path("tables/<int:table_id>/entropy", apis.TableEntropyApi.as_view(), name="table-entropy"),
     path("tables/<int:table_id>/bots", apis.TableBotApi.as_view(), name="table-bots"),
     path("tables/<int:table_id>/rounds", apis.RoundStartApi.as_view(), name="table-rounds"),
+    path("tables/<int:table_id>/reclaim", apis.TableReclaimApi.as_view(), name="table-reclaim"),
     path("games/<int:game_id>", apis.GameDetailApi.as_view(), name="game-detail"),
     path("games/<int:game_id>/actions", apis.GameActionApi.as_view(), name="game-actions"),
     path("games/<int:game_id>/events", apis.GameEventsApi.as_view(), name="game-events"),
+    path("games/<int:game_id>/abort", apis.GameAbortApi.as_view(), name="game-abort"),
     path("games/<int:game_id>/fairness", apis.GameFairnessApi.as_view(), name="game-fairness"),
 ]

@@ -45,6 +45,7 @@ INSTALLED_APPS = [
     "games",
     "scoring",
     "streams",
+    "lobby",
 ]
 
 MIDDLEWARE = [
@@ -293,3 +294,14 @@ LOGGING = {
         for name in ("celery.beat", "celery.worker.strategy", "celery.app.trace")
     },
 }
+
+# Presence (games/presence.py): a player's last request is written at most this often, and counts as
+# online this long. Chat (lobby): messages per window per player and table.
+MAUMAU_PRESENCE_WRITE_SECONDS = float(os.environ.get("MAUMAU_PRESENCE_WRITE_SECONDS", "30"))
+MAUMAU_PRESENCE_ONLINE_SECONDS = float(os.environ.get("MAUMAU_PRESENCE_ONLINE_SECONDS", "120"))
+MAUMAU_CHAT_RATE = int(os.environ.get("MAUMAU_CHAT_RATE", "5"))
+MAUMAU_CHAT_WINDOW_SECONDS = float(os.environ.get("MAUMAU_CHAT_WINDOW_SECONDS", "10"))
+# Lobby sweep (Celery beat): seeks filled with bots once their time passed, challenges expired.
+MAUMAU_LOBBY_SWEEP_SECONDS = float(os.environ.get("MAUMAU_LOBBY_SWEEP_SECONDS", "2"))
+CELERY_BEAT_SCHEDULE["lobby-sweep"] = {"task": "lobby.sweep", "schedule": MAUMAU_LOBBY_SWEEP_SECONDS}
+ROUTINE_TASKS.append("lobby.sweep")

@@ -22,6 +22,7 @@ urlpatterns = [
     path("api/v1/", include("accounts.urls")),
     path("api/v1/", include("scoring.urls")),
     path("api/v1/", include("streams.urls")),
+    path("api/v1/", include("lobby.urls")),
 ]
 
 handler404 = "maumau.errors.json_404"

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from games import engine
-from games.models import Game, Move
+from games.models import Game, Move, Table
 from games.rule_messages import RULE_MESSAGES
 from tests.games.api_helpers import act, setup_for, view
 
@@ -127,12 +127,16 @@ def test_broken_json_is_400(rigged) -> None:  # type: ignore[no-untyped-def]
     assert response.status_code == 400 and code(response) == "validation_error"
 
 
-def test_someone_not_seated_gets_403_and_nothing_changes(rigged, make_player) -> None:  # type: ignore[no-untyped-def]
-    _table, _host, _guest, game = rigged
+def test_someone_not_seated_may_watch_a_public_round_but_not_act(rigged, make_player) -> None:  # type: ignore[no-untyped-def]
+    table, _host, _guest, game = rigged
     stranger = make_player("Eve")
-    for response in [stranger.get(f"/api/v1/games/{game['id']}"),
-                     stranger.get(f"/api/v1/games/{game['id']}/events"),
-                     act(stranger, game["id"], {"type": "draw"})]:
+    watched = stranger.get(f"/api/v1/games/{game['id']}").json()
+    assert watched["spectator"] and "hand" not in watched and watched["legal_actions"] == [] and watched["seat"] is None
+    assert stranger.get(f"/api/v1/games/{game['id']}/events").status_code == 200
+    response = act(stranger, game["id"], {"type": "draw"})
+    assert response.status_code == 403 and code(response) == "permission_denied"
+    Table.objects.filter(pk=table.id).update(spectators="nobody")
+    for response in [stranger.get(f"/api/v1/games/{game['id']}"), stranger.get(f"/api/v1/games/{game['id']}/events")]:
         assert response.status_code == 403 and code(response) == "permission_denied"
     assert Game.objects.get(pk=game["id"]).version == 0
 
