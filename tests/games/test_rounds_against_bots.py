@@ -21,6 +21,21 @@ from tests.games.api_helpers import act, cards_in, resolve
 pytestmark = pytest.mark.django_db
 
 
+class SpectatorScanner:
+    """A spectator may know only the cards laid face up (the discard pile); never a hand, never the stock,
+    not even after the round (its players see every hand then; a spectator does not)."""
+
+    def __init__(self, game_id: int) -> None:
+        self.game_id = game_id
+        self.checked = 0
+
+    def check(self, body: Any, what: str) -> None:
+        state = Game.objects.get(pk=self.game_id).state
+        leaked = cards_in(body) - set(state["discard"]) - {state["top"]}
+        assert not leaked, f"{what} shows a spectator hidden cards {sorted(leaked)}"
+        self.checked += 1
+
+
 class Scanner:
     """Tracks what the caller may know and checks responses against the hidden cards."""
 
@@ -51,8 +66,10 @@ class Scanner:
 
 
 @pytest.mark.parametrize(("rules", "seed"), [("classic", 1), ("tavern", 2), ("house", 3), ("house", None)])
-def test_a_person_plays_a_round_against_bots_to_the_end(make_table, rules: str, seed: int | None) -> None:
+def test_a_person_plays_a_round_against_bots_to_the_end(make_table, make_player, rules: str,
+                                                        seed: int | None) -> None:
     table = make_table(rules)
+    spectator = make_player("Eve")
     assert table.bot("basic").status_code == 201
     assert table.bot("random").status_code == 201
     started = table.start() if seed is None else table.start(seed=seed)  # None: a fair deal
@@ -60,6 +77,7 @@ def test_a_person_plays_a_round_against_bots_to_the_end(make_table, rules: str, 
     game = started.json()
     gid, person = game["id"], table.host
     scan = Scanner(gid, 0)
+    watch = SpectatorScanner(gid)
     scan.check(game, "the round's start")
     scan.check(person.get(f"/api/v1/tables/{table.id}").json(), "the table view")
     assert person.get(f"/api/v1/games/{gid}/fairness").status_code == 409
@@ -81,13 +99,18 @@ def test_a_person_plays_a_round_against_bots_to_the_end(make_table, rules: str, 
             ledger = person.get(f"/api/v1/games/{gid}/events").json()
             if ledger["status"] == "active":
                 scan.check(ledger, "the ledger")
+            watch.check(spectator.get(f"/api/v1/games/{gid}").json(), "a spectator's view")
+            watch.check(spectator.get(f"/api/v1/games/{gid}/events").json(), "a spectator's ledger")
+            watch.check(spectator.get(f"/api/v1/tables/{table.id}/messages").json(), "a spectator's chat")
     else:
         raise AssertionError("the round did not end")
     final = Game.objects.get(pk=gid)
     assert final.status == "finished" and final.result is not None and final.turn is None
     assert final.result["reason"] in ("mau_mau", "stalemate", "max_turns")
     assert Move.objects.filter(game=final, actor="bot").exists()
-    assert scan.checked > 5
+    assert scan.checked > 5 and watch.checked > 2
+    watch.check(spectator.get(f"/api/v1/games/{gid}").json(), "a spectator's view of the finished round")
+    watch.check(spectator.get(f"/api/v1/games/{gid}/events").json(), "a spectator's ledger of the finished round")
     table_after = person.get(f"/api/v1/tables/{table.id}").json()
     assert table_after["status"] == "open" and table_after["current_game"] is None
     call_command("verify_ledger", gid)

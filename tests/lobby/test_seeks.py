@@ -33,7 +33,8 @@ def test_two_seekers_of_the_same_game_get_one_table_and_its_round(make_player) -
     view = ada.get(f"/api/v1/games/{mine['game']}").json()
     assert view["status"] == "active" and len(view["players"]) == 2
     started = Notification.objects.filter(kind="game_started").order_by("player_id")
-    assert [(n.player_id, n.data["game"]) for n in started] == [(ada.player_id, mine["game"]), (bob.player_id, mine["game"])]
+    told = [(n.player_id, n.data["game"]) for n in started]
+    assert told == [(ada.player_id, mine["game"]), (bob.player_id, mine["game"])]
     assert bob.get("/api/v1/seeks").json() == []
 
 
