@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from django.core.management import call_command
 
+from games.ledger import initial_state
 from games.models import Game, Move
 from tests.games.api_helpers import act, cards_in, resolve
 
@@ -22,16 +23,25 @@ pytestmark = pytest.mark.django_db
 
 
 class SpectatorScanner:
-    """A spectator may know only the cards laid face up (the discard pile); never a hand, never the stock,
-    not even after the round (its players see every hand then; a spectator does not)."""
+    """A spectator may know only the cards laid face up (the starter and every card played, jokers' names
+    included); never a hand, never the stock, not even after the round (its players see every hand
+    then; a spectator does not)."""
 
     def __init__(self, game_id: int) -> None:
         self.game_id = game_id
         self.checked = 0
 
+    def face_up(self) -> set[str]:
+        game = Game.objects.get(pk=self.game_id)
+        seen = {initial_state(game).discard[0], game.state["top"]}
+        for events in Move.objects.filter(game=game).values_list("events", flat=True):
+            for event in events:
+                if event["type"] == "played":
+                    seen |= set(event["cards"]) | set(event.get("as", {}).values())
+        return seen
+
     def check(self, body: Any, what: str) -> None:
-        state = Game.objects.get(pk=self.game_id).state
-        leaked = cards_in(body) - set(state["discard"]) - {state["top"]}
+        leaked = cards_in(body) - self.face_up()
         assert not leaked, f"{what} shows a spectator hidden cards {sorted(leaked)}"
         self.checked += 1
 
@@ -58,6 +68,11 @@ class Scanner:
         return {game.seed, game.deal_seed(), game.table.next_seed}
 
     def check(self, body: Any, what: str) -> None:
+        # Cards the caller drew are theirs to know, even when a queen of hearts in the same answer
+        # swapped them into another hand before this scan reads the state.
+        events = body.get("events") or [] if isinstance(body, dict) else []
+        self.known |= {c for e in events if e.get("type") == "drew" and e.get("seat") == self.seat
+                       for c in e.get("cards") or []}
         leaked = cards_in(body) & self.hidden()
         assert not leaked, f"{what} shows hidden cards {sorted(leaked)}"
         text = json.dumps(body)
