@@ -27,18 +27,13 @@ from accounts.serializers import (
     TokenSerializer,
 )
 from maumau.schema import errors
+from maumau.strict import validated
 
 ACCOUNT = "account"  # the scope of the tokens made at sign-up and log-in
 
 
 def example(name: str, value: dict[str, Any], description: str = "") -> OpenApiExample:
     return OpenApiExample(name, value=value, description=description, request_only=True)
-
-
-def _validated(serializer_class: type, request: Request) -> dict[str, Any]:
-    serializer = serializer_class(data=request.data)
-    serializer.is_valid(raise_exception=True)
-    return dict(serializer.validated_data)
 
 
 class AccountCreateApi(APIView):
@@ -53,7 +48,7 @@ class AccountCreateApi(APIView):
                              example("A bot account", {"username": "mau_bot", "password": "a long bot secret 42",
                                                        "bot": True, "device": "Server"})])
     def post(self, request: Request) -> Response:
-        data = _validated(AccountCreateSerializer, request)
+        data = validated(AccountCreateSerializer, request)
         player, token, key = services.account_create(username=data["username"], password=data["password"],
                                                      name=data.get("name"), device=data["device"], bot=data["bot"])
         return Response({"id": player.pk, "name": player.name, "username": player.user.username,
@@ -75,7 +70,7 @@ class AccountApi(APIView):
                    examples=[example("With the password", {"password": "correct horse battery"}),
                              example("A guest", {})])
     def delete(self, request: Request) -> Response:
-        data = _validated(AccountDeleteSerializer, request)
+        data = validated(AccountDeleteSerializer, request)
         services.account_delete(user=request.user, player=request.user.player, password=data.get("password"))
         return Response(status=status.HTTP_204_NO_CONTENT)
 
@@ -87,7 +82,7 @@ class CredentialsApi(APIView):
                    request=CredentialsSerializer, responses={200: AccountSerializer, **errors(400, 401, 403, 409, 429)},
                    examples=[example("Upgrade", {"username": "ada", "password": "correct horse battery"})])
     def post(self, request: Request) -> Response:
-        data = _validated(CredentialsSerializer, request)
+        data = validated(CredentialsSerializer, request)
         services.credentials_set(user=request.user, username=data["username"], password=data["password"])
         return Response(selectors.account_data(player=request.user.player))
 
@@ -105,7 +100,7 @@ class LoginApi(APIView):
                    examples=[example("From a phone", {"username": "ada", "password": "correct horse battery",
                                                       "device": "Ada's phone"})])
     def post(self, request: Request) -> Response:
-        data = _validated(LoginSerializer, request)
+        data = validated(LoginSerializer, request)
         address = throttles.client_address(request)
         wait = throttles.login_wait(data["username"], address)
         if wait > 0:
@@ -140,7 +135,7 @@ class PasswordApi(APIView):
                                                    "new_password": "battery staple horse",
                                                    "keep_other_tokens": True})])
     def post(self, request: Request) -> Response:
-        data = _validated(PasswordChangeSerializer, request)
+        data = validated(PasswordChangeSerializer, request)
         revoked = services.password_change(user=request.user, token=request.auth, old_password=data["old_password"],
                                            new_password=data["new_password"],
                                            keep_other_tokens=data["keep_other_tokens"])
@@ -162,7 +157,7 @@ class TokenListCreateApi(APIView):
                              example("A leaderboard scraper for a month", {"name": "scraper", "scopes": ["read"],
                                                                           "expires_in": 2592000})])
     def post(self, request: Request) -> Response:
-        data = _validated(TokenCreateSerializer, request)
+        data = validated(TokenCreateSerializer, request)
         token, key = services.token_create(user=request.user, name=data["name"], scopes=data["scopes"],
                                            expires_in=data.get("expires_in"))
         return Response({**selectors.token_data(token, current=request.auth), "token": key},

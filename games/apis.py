@@ -33,6 +33,7 @@ from games.serializers import (
 from maumau.errors import ValidationFailed
 from maumau.params import QUERY_INT_MAX, query_bool, query_int
 from maumau.schema import ETAG, IDEMPOTENCY_KEY, IDEMPOTENT_REPLAYED, errors, query_number
+from maumau.strict import validated
 
 
 def example(name: str, value: dict[str, Any], description: str = "") -> OpenApiExample:
@@ -59,12 +60,6 @@ def caller(request: Request) -> Player:
     return request.user.player
 
 
-def _validated(serializer_class: type, request: Request) -> dict[str, Any]:
-    serializer = serializer_class(data=request.data)
-    serializer.is_valid(raise_exception=True)
-    return dict(serializer.validated_data)
-
-
 class PlayerCreateApi(APIView):
     """The only open write: sign up, get a token."""
 
@@ -74,7 +69,7 @@ class PlayerCreateApi(APIView):
                    responses={201: PlayerCreatedSerializer, **errors(400, 429)}, auth=[],
                    examples=[example("A player", {"name": "Ada"})])
     def post(self, request: Request) -> Response:
-        data = _validated(PlayerCreateSerializer, request)
+        data = validated(PlayerCreateSerializer, request)
         player, token = services.player_create(name=data["name"])
         return Response({"id": player.pk, "name": player.name, "token": token}, status=status.HTTP_201_CREATED)
 
@@ -119,7 +114,7 @@ class TableListCreateApi(APIView):
         ],
     )
     def post(self, request: Request) -> Response:
-        data = _validated(TableCreateSerializer, request)
+        data = validated(TableCreateSerializer, request)
         table = services.table_create(host=caller(request), rules=data["rules"], options=data.get("options"),
                                       max_players=data.get("max_players"), league_id=data.get("league"))
         return Response(selectors.table_data(selectors.table_get(table_id=table.pk)), status=status.HTTP_201_CREATED)
@@ -137,7 +132,7 @@ class TableJoinApi(APIView):
                    responses={200: TableSerializer, **errors(400, 401, 404, 409, 429)},
                    examples=[example("Just a seat", {}), example("A seat and entropy", {"entropy": "d1c3-r0ll-7"})])
     def post(self, request: Request, table_id: int) -> Response:
-        data = _validated(TableJoinSerializer, request)
+        data = validated(TableJoinSerializer, request)
         services.table_join(table_id=table_id, player=caller(request), entropy=data.get("entropy"))
         return Response(selectors.table_data(selectors.table_get(table_id=table_id)))
 
@@ -153,7 +148,7 @@ class TableEntropyApi(APIView):
         examples=[example("Entropy", {"entropy": "4f1b2c9a0e7d"})],
     )
     def post(self, request: Request, table_id: int) -> Response:
-        data = _validated(EntropySerializer, request)
+        data = validated(EntropySerializer, request)
         services.seat_entropy_set(table_id=table_id, player=caller(request), entropy=data["entropy"])
         return Response(selectors.table_data(selectors.table_get(table_id=table_id)))
 
@@ -172,7 +167,7 @@ class TableBotApi(APIView):
                    examples=[example("The basic bot", {"level": "basic"}),
                              example("The random bot", {"level": "random"})])
     def post(self, request: Request, table_id: int) -> Response:
-        data = _validated(BotAddSerializer, request)
+        data = validated(BotAddSerializer, request)
         services.table_bot_add(table_id=table_id, player=caller(request), level=data["level"])
         return Response(selectors.table_data(selectors.table_get(table_id=table_id)), status=status.HTTP_201_CREATED)
 
@@ -198,7 +193,7 @@ class RoundStartApi(APIView):
         ],
     )
     def post(self, request: Request, table_id: int) -> Response:
-        data = _validated(RoundStartSerializer, request)
+        data = validated(RoundStartSerializer, request)
         player = caller(request)
         game = services.round_start(table_id=table_id, player=player, seed=data.get("seed"), setup=data.get("setup"))
         game, seats, viewer = selectors.game_for_player(game_id=game.pk, player=player)

@@ -77,3 +77,10 @@ class StrictURLField(serializers.URLField):
         if not isinstance(data, str):
             self.fail("invalid")
         return super().to_internal_value(data)
+
+
+def validated(serializer_class: type[serializers.Serializer], request: Any) -> dict[str, Any]:
+    """The request body checked by ``serializer_class`` (400 in the API shape otherwise)."""
+    serializer = serializer_class(data=request.data)
+    serializer.is_valid(raise_exception=True)
+    return dict(serializer.validated_data)
