@@ -492,13 +492,14 @@ def move_submit(
                 except DomainError as exc:
                     refusal = exc
                 batch = sql.WriteBatch()
+                changed = _game_fields_settle(locked) if locked.appended else []  # the answer shows the row
                 status, body = _answer(locked, refusal, seat, render)
                 stored = refusal is None or isinstance(refusal, IllegalMoveError)  # what a retry with the key replays
                 if idempotency_key and player is not None and stored:
                     batch.insert([IdempotencyRecord(player=player, key=idempotency_key, fingerprint=fingerprint,
                                                     status_code=status, body=body)])
                 try:
-                    _round_save(locked, batch)
+                    _round_save(locked, batch, changed)
                 except IntegrityError as exc:  # the key's record exists: only if the claim was not exclusive
                     raise ConflictError("idempotency_in_progress", details={"key": idempotency_key}) from exc
                 committing = True
@@ -686,8 +687,9 @@ def _bot_apply(locked: LockedRound, game_seat: int, choice: dict[str, Any]) -> b
     return True
 
 
-def _round_save(locked: LockedRound, batch: sql.WriteBatch) -> None:
-    """Send ``batch`` with the new ledger rows, the game row and the notifications the streams app
+def _round_save(locked: LockedRound, batch: sql.WriteBatch, changed: list[str]) -> None:
+    """Send ``batch`` with the new ledger rows, the game row (its ``changed`` fields, settled by
+    :func:`_game_fields_settle`) and the notifications the streams app
     builds for them: one statement on PostgreSQL (a round's end first writes its result, which the
     notifications tell). Then what follows on commit: webhook deliveries, reminders, clock tasks."""
     game = locked.game
@@ -696,7 +698,7 @@ def _round_save(locked: LockedRound, batch: sql.WriteBatch) -> None:
         return
     batch.insert(locked.appended)
     transaction.on_commit(functools.partial(observability.moves_committed, list(locked.appended)))
-    batch.update(game, _game_fields_settle(locked))
+    batch.update(game, changed)
     if game.status == "finished":  # the table is free for the next round; the result counts
         batch.statement("UPDATE games_table SET status = 'open' WHERE id = %s AND status = 'playing'",
                         [game.table_id])
@@ -732,8 +734,6 @@ def _answer(locked: LockedRound, refusal: DomainError | None, seat: int | None,
     if refusal is None:
         if not render:
             return 200, {}
-        if locked.appended:
-            _game_fields_settle(locked)
         return 200, render(locked.game, locked.state, locked.seats, seat, locked.appended)
     if isinstance(refusal, IllegalMoveError):
         penalty = [e for m in locked.appended if m.actor == "system" for e in engine.redact_events(m.events, seat)]
