@@ -275,8 +275,6 @@ class GameDetailApi(APIView):
         game, seats, viewer = selectors.seats_for_watcher(game, table_seats, player=player,
                                                           invite_code=_invite_code(request))
         etag = selectors.game_etag(game=game, viewer=viewer, player=player)
-        if viewer is None:
-            etag = etag[:-1] + f'-s{selectors.spectator_version(game)}"'
 
         if etag in {t.strip() for t in request.headers.get("If-None-Match", "").split(",")}:
             return Response(status=status.HTTP_304_NOT_MODIFIED, headers={"ETag": etag})

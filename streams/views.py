@@ -118,40 +118,55 @@ def _authenticated(view: Callable[..., Awaitable[HttpResponse]]) -> Callable[...
 # --- long-poll: GET /api/v1/games/{id}?wait=<s>&after=<version> -----------------------------------
 
 
-def _game_open(game_id: int, player: Player) -> tuple[int, str]:
-    """Permission check (404/403); returns the current version and the caller's ETag. A passed
-    deadline found here is resolved first; only then, since resolving takes the round's lock and
-    a long-poll is opened again every minute by every waiting phone."""
-    game, _seats, viewer = selectors.game_for_watcher(game_id=game_id, player=player)
+def _game_open(game_id: int, player: Player, invite_code: str | None) -> tuple[int, int, str, int | None]:
+    """Permission check (404/403); returns the version of the caller's view (a spectator's is delayed),
+    the round's version, the caller's ETag and a spectator's delay (None for a seat). A passed deadline found here is
+    resolved first; only then, since resolving takes the round's lock and a long-poll is opened again
+    every minute by every waiting phone."""
+    game, _seats, viewer = selectors.game_for_watcher(game_id=game_id, player=player, invite_code=invite_code)
     if clocks.deadline_passed(game):
         clocks.clocks_resolve_due(game_id=game_id)
-        game, _seats, viewer = selectors.game_for_watcher(game_id=game_id, player=player)
-    return game.version, selectors.game_etag(game=game, viewer=viewer, player=player)
+        game, _seats, viewer = selectors.game_for_watcher(game_id=game_id, player=player, invite_code=invite_code)
+    delay = None if viewer is not None else getattr(game, "spectator_delay", 0)
+    etag = selectors.game_etag(game=game, viewer=viewer, player=player)
+    return selectors.visible_version(game, viewer), game.version, etag, delay
 
 
-def _game_version(game_id: int) -> int:
-    return Game.objects.filter(pk=game_id).values_list("version", flat=True).first() or 0
+def _game_version(game_id: int, delay: int | None) -> tuple[int, int]:
+    """The version of the caller's view and the round's, read cheaply: a spectator's (``delay`` not
+    None) stays ``delay`` moves behind while the round runs, so a move they cannot see yet does not
+    answer them."""
+    row = Game.objects.filter(pk=game_id).values_list("version", "status").first()
+    if row is None:
+        return 0, 0
+    version, status = row
+    return (version if delay is None or status != "active" else max(0, version - delay)), version
 
 
-def _game_answer(game_id: int, player: Player) -> tuple[dict[str, Any], str]:
-    game, seats, viewer = selectors.game_for_watcher(game_id=game_id, player=player)
+def _game_answer(game_id: int, player: Player, invite_code: str | None) -> tuple[dict[str, Any], str]:
+    game, seats, viewer = selectors.game_for_watcher(game_id=game_id, player=player, invite_code=invite_code)
     etag = selectors.game_etag(game=game, viewer=viewer, player=player)
     return selectors.game_view_for_player(game=game, seats=seats, viewer=viewer), etag
 
 
 def _version_from_etag(value: str) -> int | None:
-    """Our ETags are "g<game>-v<version>-p<player>": a client may send one instead of ``after``."""
+    """Our ETags are "g<game>-v<version>-p<player>" (a spectator's end in "-s<version they see>"): a
+    client may send one instead of ``after``."""
     for tag in value.split(","):
-        tag = tag.strip().strip('"')
-        for part in tag.split("-"):
-            if part.startswith("v") and part[1:].isdigit() and int(part[1:]) <= QUERY_INT_MAX:
-                return int(part[1:])
+        parts = tag.strip().strip('"').split("-")
+        for prefix in ("s", "v"):  # a spectator waits past the version they saw
+            for part in parts:
+                if part.startswith(prefix) and part[1:].isdigit() and int(part[1:]) <= QUERY_INT_MAX:
+                    return int(part[1:])
     return None
 
 
 @_authenticated
 async def game_wait(request: HttpRequest, player: Player, game_id: int) -> HttpResponse:
-    """The game view, as soon as its version is past ``after``; 304 when ``wait`` runs out."""
+    """The caller's game view, as soon as its version is past ``after``; 304 when ``wait`` runs out.
+
+    ``after`` is the ``version`` of a view the caller has: for a spectator the delayed one, so they
+    are answered when a move makes a new position visible to them, not by every move."""
     try:
         wait = float(request.GET.get("wait", "0") or 0)
     except ValueError as exc:
@@ -162,27 +177,29 @@ async def game_wait(request: HttpRequest, player: Player, game_id: int) -> HttpR
     after = query_int(request.GET.get("after"), "after")
     if after is None:
         after = _version_from_etag(request.headers.get("If-None-Match", ""))
+    code = request.GET.get("invite_code")
+    code = code[:64] if code else None
     hub = channels.hub()
     sub = hub.subscribe(channels.game_topic(game_id))
     try:
-        version, etag = await channels.db(_game_open, game_id, player)
+        version, current, etag, delay = await channels.db(_game_open, game_id, player, code)
         if after is None:
             after = version  # no reference: wait for the next move
         deadline = time.monotonic() + wait
         while version <= after:
-            sub.seen = version
+            sub.seen = current  # the backstop compares the round's version, not the delayed one
             remaining = deadline - time.monotonic()
             if remaining <= 0 or not await sub.wait(remaining):
-                version, etag = await channels.db(_game_open, game_id, player)
+                version, current, etag, delay = await channels.db(_game_open, game_id, player, code)
                 if version > after:
                     break
                 response = HttpResponse(status=304)
                 response["ETag"] = etag
                 return response
-            version = await channels.db(_game_version, game_id)
+            version, current = await channels.db(_game_version, game_id, delay)
     finally:
         sub.close()
-    view, etag = await channels.db(_game_answer, game_id, player)
+    view, etag = await channels.db(_game_answer, game_id, player, code)
     response = JsonResponse(view)
     response["ETag"] = etag
     return response

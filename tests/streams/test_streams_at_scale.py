@@ -181,6 +181,6 @@ def test_opening_a_long_poll_takes_no_lock_while_no_deadline_passed(make_player:
     game = Game.objects.create(table=table, number=1, rules={}, state={}, seed="s", positions=[0])
     player = Player.objects.get(pk=host.player_id)
     with CaptureQueriesContext(connection) as queries:
-        version, etag = views._game_open(game.pk, player)
-    assert version == 0 and etag == f'"g{game.pk}-v0-p{host.player_id}"'
+        version, current, etag, delay = views._game_open(game.pk, player, None)
+    assert (version, current, delay) == (0, 0, None) and etag == f'"g{game.pk}-v0-p{host.player_id}"'
     assert len(queries) == 1, [q["sql"] for q in queries]
