@@ -282,6 +282,9 @@ async def ladder(args: argparse.Namespace, port: int, pid: int, database_url: st
                 "move_to_watcher": moves, "seconds_to_open": round(opened_in, 1),
             })
             print(json.dumps(results[-1]), flush=True)
+        if args.hold:
+            print(json.dumps({"holding_seconds": args.hold, "server_pid": pid}), flush=True)
+            await asyncio.sleep(args.hold)
         for client in clients:
             client.close()
         return results
@@ -298,6 +301,9 @@ def main() -> None:
     parser.add_argument("--open-concurrency", type=int, default=50, help="clients being opened at once")
     parser.add_argument("--database-url", default=DEFAULT_DATABASE, help="PostgreSQL URL (dropped and created)")
     parser.add_argument("--channel", default="postgres", help="postgres | redis://... | poll")
+    parser.add_argument("--port", type=int, default=0, help="the server's port (default: a free one)")
+    parser.add_argument("--hold", type=float, default=0.0,
+                        help="seconds to keep the last step's clients open at the end (to profile the server)")
     args = parser.parse_args()
     files = raise_open_files(max(args.steps) + 1000)
     with tempfile.TemporaryDirectory(prefix="streams-ladder-") as tmp:
@@ -308,7 +314,7 @@ def main() -> None:
                     "STREAMS_CHANNEL": args.channel, "PYTHONPATH": str(harness.ROOT)})
         harness.database_create(args.database_url, fresh=True)
         harness.migrate(env)
-        port = harness.free_port()
+        port = args.port or harness.free_port()
         server = harness.uvicorn("maumau.asgi:application", port, env=env, log=Path(tmp) / "uvicorn.log",
                                  options=["--timeout-keep-alive", "120", "--backlog", "4096"])
         try:

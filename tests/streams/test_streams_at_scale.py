@@ -184,3 +184,55 @@ def test_opening_a_long_poll_takes_no_lock_while_no_deadline_passed(make_player:
         version, etag = views._game_open(game.pk, player)
     assert version == 0 and etag == f'"g{game.pk}-v0-p{host.player_id}"'
     assert len(queries) == 1, [q["sql"] for q in queries]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_long_poll_whose_client_left_is_released_at_once_not_after_its_wait(make_player: Any) -> None:
+    from games.models import Game, Table
+    from streams import asgi as streams_asgi
+    from streams import channels
+
+    host = make_player("Ada")
+    table = Table.objects.create(host_id=host.player_id, rules="classic", options={}, max_players=2)
+    table.seats.create(position=0, player_id=host.player_id)
+    game = Game.objects.create(table=table, number=1, rules={}, state={}, seed="s", positions=[0])
+    scope = {"type": "http", "method": "GET", "path": f"/api/v1/games/{game.pk}", "query_string": b"wait=60",
+             "headers": [(b"authorization", f"Token {host.token}".encode())], "http_version": "1.1",
+             "scheme": "http", "server": ("127.0.0.1", 80), "client": ("127.0.0.1", 5000), "root_path": ""}
+    sent: list[dict[str, Any]] = []
+
+    async def scenario() -> tuple[int, int, bool]:
+        hub = channels.hub()
+        left = asyncio.Event()
+        messages = iter([{"type": "http.request", "body": b"", "more_body": False}])
+
+        async def receive() -> dict[str, Any]:
+            for message in messages:
+                return message
+            await left.wait()
+            return {"type": "http.disconnect"}
+
+        async def send(message: dict[str, Any]) -> None:
+            sent.append(message)
+
+        serving = asyncio.ensure_future(streams_asgi.app(scope, receive, send))
+        for _ in range(500):  # until the long-poll waits on its game
+            if hub.open_waiters and sub_seen(hub):
+                break
+            await asyncio.sleep(0.01)
+        waiting = hub.open_waiters
+        left.set()  # the phone went away
+        done, _pending = await asyncio.wait({serving}, timeout=10)  # its wait was 60 s
+        for task in hub.tasks:
+            task.cancel()
+        return waiting, hub.open_waiters, serving in done
+
+    def sub_seen(hub: channels.Hub) -> bool:
+        return all(sub.seen is not None for subs in hub.waiters.values() for sub in subs)
+
+    with override_settings(STREAMS_CHANNEL="poll", STREAMS_POLL_INTERVAL=0.05):
+        waiting, after, released = asyncio.run(scenario())
+    assert waiting == 1, "the long-poll never waited"
+    assert released, "the long-poll kept waiting after its client left"
+    assert after == 0, "the long-poll's waiter stayed subscribed"
+    assert sent == [], "an answer was sent to a client that had left"
