@@ -112,10 +112,13 @@ async def _call(view: Callable[..., Awaitable[HttpResponse]], request: HttpReque
                 kwargs: dict[str, int]) -> HttpResponse:
     try:
         return await view(request, **kwargs)
-    except Exception:
-        observability.log_exception("streams: a waiting endpoint failed")
-        from maumau.errors import json_500
+    except Exception as exc:
+        from maumau.errors import json_500, json_busy
 
+        busy = json_busy(exc)  # no free database connection: 503, come back
+        if busy is not None:
+            return busy
+        observability.log_exception("streams: a waiting endpoint failed")
         return json_500(request)
 
 
