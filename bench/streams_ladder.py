@@ -65,6 +65,14 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
 
 
+def ledger_rows(database_url: str) -> int:
+    """Moves in the ledger: an idle window must add none (else it measured play, not idle clients)."""
+    import psycopg
+
+    with psycopg.connect(database_url, autocommit=True) as conn:
+        return int(conn.execute("SELECT count(*) FROM games_move").fetchone()[0])
+
+
 def service_connections(database_url: str) -> tuple[int, set[int]]:
     import psycopg
 
@@ -163,7 +171,10 @@ def auth(player: dict[str, Any]) -> dict[str, str]:
 
 
 async def deal(http: httpx.AsyncClient, host: dict[str, Any], guest: dict[str, Any]) -> int:
-    table = (await http.post("/api/v1/tables", json={"rules": "classic", "max_players": 2},
+    # No turn clock: with one, every round's deadline would pass during the ladder and its timeout
+    # (a move, waking the round's streams) would run in the "idle" window.
+    table = (await http.post("/api/v1/tables", json={"rules": "classic", "max_players": 2,
+                                                     "options": {"turn_seconds": 0}},
                              headers=auth(host))).json()
     await http.post(f"/api/v1/tables/{table['id']}/join", headers=auth(guest))
     response = await http.post(f"/api/v1/tables/{table['id']}/rounds", json={}, headers=auth(host))
@@ -267,9 +278,11 @@ async def ladder(args: argparse.Namespace, port: int, pid: int, database_url: st
             clients.extend(await gather_bounded(jobs, args.open_concurrency))
             opened_in = time.monotonic() - started
             await asyncio.sleep(args.settle)
+            rows0 = ledger_rows(database_url)
             cpu0, wall0 = cpu_seconds(pid), time.monotonic()
             await asyncio.sleep(args.idle_seconds)
             idle_cpu = (cpu_seconds(pid) - cpu0) / (time.monotonic() - wall0)
+            moves_while_idle = ledger_rows(database_url) - rows0
             status = proc_status(pid)
             connections, before = service_connections(database_url)
             moves = await watched.moves(args.moves)
@@ -277,7 +290,9 @@ async def ladder(args: argparse.Namespace, port: int, pid: int, database_url: st
             results.append({
                 "idle_clients": step, "still_open": sum(1 for c in clients if not c.closed),
                 "threads": status["Threads"], "rss_mb": round(status["VmRSS"] / 1024, 1),
-                "idle_cpu_cores": round(idle_cpu, 3), "postgresql_connections": connections,
+                "idle_cpu_cores": round(idle_cpu, 3), "moves_while_idle": moves_while_idle,
+                "long_polls_answered": sum(c.answers for c in clients),
+                "postgresql_connections": connections,
                 "connections_opened_by_moves": len(after - before),
                 "move_to_watcher": moves, "seconds_to_open": round(opened_in, 1),
             })

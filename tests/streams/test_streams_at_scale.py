@@ -181,7 +181,7 @@ def test_opening_a_long_poll_takes_no_lock_while_no_deadline_passed(make_player:
     game = Game.objects.create(table=table, number=1, rules={}, state={}, seed="s", positions=[0])
     player = Player.objects.get(pk=host.player_id)
     with CaptureQueriesContext(connection) as queries:
-        version, etag = views._game_open(game.pk, player)
+        version, etag, _due = views._game_open(game.pk, player)
     assert version == 0 and etag == f'"g{game.pk}-v0-p{host.player_id}"'
     assert len(queries) == 1, [q["sql"] for q in queries]
 
@@ -236,3 +236,45 @@ def test_a_long_poll_whose_client_left_is_released_at_once_not_after_its_wait(ma
     assert released, "the long-poll kept waiting after its client left"
     assert after == 0, "the long-poll's waiter stayed subscribed"
     assert sent == [], "an answer was sent to a client that had left"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_long_poll_whose_wait_runs_out_without_a_move_answers_304_without_reading_again(
+        make_player: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    from games.models import Game, Table
+    from streams import asgi as streams_asgi
+    from streams import channels
+
+    host = make_player("Ada")
+    table = Table.objects.create(host_id=host.player_id, rules="classic", options={}, max_players=2)
+    table.seats.create(position=0, player_id=host.player_id)
+    game = Game.objects.create(table=table, number=1, rules={}, state={}, status="active", seed="s", positions=[0])
+    opened: list[int] = []
+    original = views._game_open
+    monkeypatch.setattr(views, "_game_open", lambda *args: opened.append(1) or original(*args))
+    scope = {"type": "http", "method": "GET", "path": f"/api/v1/games/{game.pk}", "query_string": b"wait=0.3",
+             "headers": [(b"authorization", f"Token {host.token}".encode())], "http_version": "1.1",
+             "scheme": "http", "server": ("127.0.0.1", 80), "client": ("127.0.0.1", 5000), "root_path": ""}
+    sent: list[dict[str, Any]] = []
+
+    async def scenario() -> None:
+        messages = iter([{"type": "http.request", "body": b"", "more_body": False}])
+
+        async def receive() -> dict[str, Any]:
+            for message in messages:
+                return message
+            await asyncio.Event().wait()  # the client stays
+            return {"type": "http.disconnect"}
+
+        async def send(message: dict[str, Any]) -> None:
+            sent.append(message)
+
+        await asyncio.wait_for(streams_asgi.app(scope, receive, send), 10)
+        for task in channels.hub().tasks:
+            task.cancel()
+
+    with override_settings(STREAMS_CHANNEL="poll", STREAMS_POLL_INTERVAL=0.05):
+        asyncio.run(scenario())
+    assert sent[0]["status"] == 304
+    assert (b"ETag", f'"g{game.pk}-v0-p{host.player_id}"'.encode()) in sent[0]["headers"]
+    assert len(opened) == 1, "the long-poll read the round again when its wait ran out, with no move and no deadline"
