@@ -6,7 +6,8 @@ that prints JSON, not a test.
 
 It migrates a fresh PostgreSQL database, starts one uvicorn process of the run command
 (``maumau.asgi:application``, the pool's default bounds), signs up ``--players`` guests and deals
-``--games`` rounds between them, then climbs the ladder. At each step it opens more idle clients
+``--games`` rounds between them (without a turn clock: a timeout is a move, not idling), then climbs the
+ladder. At each step it opens more idle clients
 until the step's count is reached: 45 % ``/me/stream`` and 45 % game streams, spread over every
 player and round (each a topic of its own), and 10 % long-polls (``?wait=60``, asked again when they
 run out). Then, the clients idle, it reads from ``/proc`` over ``--idle-seconds``: the server's
@@ -311,7 +312,9 @@ def main() -> None:
     parser.add_argument("--moves", type=int, default=50, help="moves timed at each step")
     parser.add_argument("--players", type=int, default=1000, help="guests holding the idle clients")
     parser.add_argument("--games", type=int, default=500, help="rounds whose streams are held idle")
-    parser.add_argument("--idle-seconds", type=float, default=15.0, help="window of the idle CPU figure")
+    parser.add_argument("--idle-seconds", type=float, default=60.0,
+                        help="window of the idle CPU figure; at least the long-polls' wait (60 s), so that each "
+                             "long-poll is asked again once in it however fast the step opened")
     parser.add_argument("--settle", type=float, default=3.0, help="seconds after opening, before measuring")
     parser.add_argument("--open-concurrency", type=int, default=50, help="clients being opened at once")
     parser.add_argument("--database-url", default=DEFAULT_DATABASE, help="PostgreSQL URL (dropped and created)")
