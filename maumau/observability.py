@@ -287,13 +287,6 @@ class RequestObservabilityMiddleware:
         finally:
             current_request_id.reset(token)
 
-    def process_exception(self, request: Any, exception: Exception) -> Any:
-        """A plain Django view (not the API's, whose handler does the same) that found no free database
-        connection answers 503 in the API.md shape, not 500."""
-        from maumau.errors import json_busy
-
-        return json_busy(exception)
-
     def _start(self, request: Any) -> tuple[contextvars.Token[str], float]:
         request.request_id = request_id_from(request.headers.get(REQUEST_ID_HEADER))
         return current_request_id.set(request.request_id), time.perf_counter()
