@@ -278,3 +278,25 @@ def test_a_long_poll_whose_wait_runs_out_without_a_move_answers_304_without_read
     assert sent[0]["status"] == 304
     assert (b"ETag", f'"g{game.pk}-v0-p{host.player_id}"'.encode()) in sent[0]["headers"]
     assert len(opened) == 1, "the long-poll read the round again when its wait ran out, with no move and no deadline"
+
+
+@pytest.mark.django_db
+def test_the_backstop_reads_each_rounds_version_and_each_players_last_notification(make_player: Any) -> None:
+    from games.models import Game, Table
+    from streams import channels
+    from streams.models import Notification
+
+    ada, bo, eve = make_player("Ada"), make_player("Bo"), make_player("Eve")
+    table = Table.objects.create(host_id=ada.player_id, rules="classic", options={}, max_players=2)
+    first = Game.objects.create(table=table, number=1, rules={}, state={}, seed="s", version=7)
+    second = Game.objects.create(table=table, number=2, rules={}, state={}, seed="s", version=0)
+    notes = [Notification.objects.create(player_id=player, kind="your_turn", game=first)
+             for player in (ada.player_id, bo.player_id, ada.player_id)]
+    topics = [channels.game_topic(first.pk), channels.game_topic(second.pk), channels.game_topic(10**9),
+              channels.player_topic(ada.player_id), channels.player_topic(bo.player_id),
+              channels.player_topic(eve.player_id)]
+    assert channels._topic_values(topics) == {
+        f"game:{first.pk}": 7, f"game:{second.pk}": 0,
+        f"player:{ada.player_id}": notes[2].pk, f"player:{bo.player_id}": notes[1].pk,
+    }  # an unknown round and a player told nothing yet have no value (the hub reads 0)
+    assert channels._topic_values([]) == {}
