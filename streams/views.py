@@ -25,7 +25,7 @@ from django.views.decorators.csrf import csrf_exempt
 from games import clocks, selectors, sql
 from games.models import Game, Player
 from lobby import selectors as chat
-from maumau.errors import MESSAGES, DomainError, ValidationFailed, error_body
+from maumau.errors import MESSAGES, DomainError, ValidationFailed, error_body, json_busy
 from maumau.params import QUERY_INT_MAX, query_int
 from streams import channels
 from streams.conf import setting
@@ -112,6 +112,11 @@ def _authenticated(view: Callable[..., Awaitable[HttpResponse]]) -> Callable[...
             return _unauthenticated()
         except DomainError as exc:
             return _error(exc)
+        except Exception as exc:
+            busy = json_busy(exc)  # no free database connection: 503, under ASGI and WSGI alike
+            if busy is None:
+                raise
+            return busy
 
     return wrapper
 
