@@ -237,8 +237,9 @@ class RoundStartApi(APIView):
                         status=status.HTTP_201_CREATED)
 
 
-INVITE_CODE = OpenApiParameter("invite_code", str, description="A spectator of a table that takes invited "
-                                                              "spectators only: the table's invite code.")
+INVITE_CODE = OpenApiParameter(
+    "invite_code", {"type": "string", "maxLength": 32},
+    description="A spectator of a table that takes invited spectators only: the table's invite code.")
 
 
 def _invite_code(request: Request) -> str | None:
