@@ -241,10 +241,13 @@ def _next_turn(state: GameState, seat: int, compact: _Compact, skips: int, rever
         _finish(state, None, "max_turns", 1, [])
 
 
-def playout(state: GameState, random: Callable[[], float], plays_first: bool = False) -> int:
+def playout(state: GameState, random: Callable[[], float], plays_first: bool = False, sensible: bool = False) -> int:
     """Play the round to its end with random moves (``random`` is a generator's ``random`` method);
     returns the decisions made. ``plays_first``: a seat that can play plays (a uniform choice among
     its plays) and draws or passes only when it cannot, which is closer to how people play.
+    ``sensible`` (implies ``plays_first``) also keeps jacks for when nothing else fits and wishes the
+    suit its player holds most, as the basic bot does: search that models its opponents so sees
+    further than one that assumes they play at random.
 
     Under compact rules only the seat on turn ever acts. Otherwise (calls, the Hermann race) the
     other seats say what they may before each turn, as the service's bots do, and a joker is named
@@ -252,6 +255,7 @@ def playout(state: GameState, random: Callable[[], float], plays_first: bool = F
     """
     compact = _compact(state.rules)
     decisions = 0
+    plays_first = plays_first or sensible
     if compact is not None:  # _compact_moves, inlined: this loop is where search spends its time
         fitting, jacks, wished, must_play = compact.fitting, compact.jacks, compact.wished, compact.must_play
         last_jack_wins = compact.jack_can_win
@@ -270,6 +274,16 @@ def playout(state: GameState, random: Callable[[], float], plays_first: bool = F
                 if fit is None:
                     fit = compact.fit(state.top, state.wish, state.first_wish)
                 moves = [card for card in candidates if card in fit]
+                if sensible and moves:
+                    plain = [card for card in moves if card not in jacks] or moves
+                    card = plain[int(random() * len(plain))]
+                    state.penalized_plays = []
+                    if card in jacks and not (last_jack_wins and len(hand) == 1):
+                        _play_one(state, seat, card, _suit_held_most(hand, jacks, card), compact)
+                    else:
+                        _play_one(state, seat, card, None, compact)
+                    decisions += 1
+                    continue
                 if moves and not jacks.isdisjoint(moves) and not (last_jack_wins and len(hand) == 1):
                     moves = [choice for card in moves for choice in (wished[card] if card in jacks else (card,))]
                 if drawn_phase:
@@ -299,6 +313,8 @@ def playout(state: GameState, random: Callable[[], float], plays_first: bool = F
         actions = legal_actions(state, seat)
         if plays_first and len(actions) > 1 and actions[-1]["type"] in ("draw", "pass"):
             actions.pop()
+        if sensible:
+            actions = [action for action in actions if not _lays_jacks(action)] or actions
         action = actions[int(random() * len(actions))]
         names = action.get("as")
         if names:
@@ -307,3 +323,16 @@ def playout(state: GameState, random: Callable[[], float], plays_first: bool = F
         apply(state, seat, action)
         decisions += 1
     return decisions
+
+
+def _suit_held_most(hand: list[str], jacks: frozenset[str], played: str) -> str:
+    """The wish of a sensible player: the suit of most cards left in hand (jacks aside)."""
+    counts = {"C": 0, "S": 0, "H": 0, "D": 0}
+    for card in hand:
+        if card != played and card not in jacks:
+            counts[card[-1]] += 1
+    return max(counts, key=counts.__getitem__) if any(counts.values()) else played[-1]
+
+
+def _lays_jacks(action: dict[str, Any]) -> bool:
+    return action["type"] == "play" and any(card[0] == "X" or RANK[card] == "J" for card in action["cards"])
