@@ -27,7 +27,7 @@ from typing import Any
 from .cards import RANK, SUITS, card_names
 from .effects import PENALTY, REVERSE, SIT_OUT, SKIP, WISH, rank_effect
 from .engine import _check_pass, _count_stuck_turn, _draw, _end_turn, _finish, apply
-from .legality import fits
+from .legality import IllegalAction, fits
 from .moves import legal_actions
 from .piles import draw_cards
 from .rules import RuleSet
@@ -310,6 +310,9 @@ def playout(state: GameState, random: Callable[[], float], plays_first: bool = F
             if state.status != ACTIVE:
                 break
         seat = state.turn
+        if sensible and _sensible_single_card(state, seat, random):
+            decisions += 1
+            continue
         actions = legal_actions(state, seat)
         if plays_first and len(actions) > 1 and actions[-1]["type"] in ("draw", "pass"):
             actions.pop()
@@ -323,6 +326,41 @@ def playout(state: GameState, random: Callable[[], float], plays_first: bool = F
         apply(state, seat, action)
         decisions += 1
     return decisions
+
+
+#: every call there is: a play may carry words no rule asks for (they are ignored), so a playout's
+#: play says them all rather than work out which are due
+_ALL_WORDS = ["mau", "maumau", "pik", "hermann"]
+
+
+def _sensible_single_card(state: GameState, seat: int, random: Callable[[], float]) -> bool:
+    """A sensible single-card play found without listing every action (the house rules' lists are
+    long: joker names, ace chains, swap targets): a plain fitting card before a jack, no ace under
+    ``ace_needs_cover``, no joker. Applied through ``apply``, which judges it; False when there is
+    none (or it is refused), and the caller lists the actions."""
+    rules = state.rules
+    hand = state.hands[seat]
+    candidates = (state.drawn,) if state.phase == DRAWN else hand
+    if state.pending_draw:
+        fitting = [card for card in candidates if card[0] == "7"]
+    else:
+        fitting = [card for card in candidates if card[0] != "X" and not (rules.ace_needs_cover and card[0] == "A")
+                   and fits(rules, state.top, state.wish, state.first_wish, card)]
+    if not fitting:
+        return False
+    jack_wild = rules.jack_wild
+    plain = [card for card in fitting if not (jack_wild and card[0] == "J")] or fitting
+    card = plain[int(random() * len(plain))]
+    action: dict[str, Any] = {"type": "play", "cards": [card], "say": _ALL_WORDS}
+    if jack_wild and card[0] == "J":
+        action["wish"] = _suit_held_most(hand, frozenset(c for c in hand if c[0] in "JX"), card)
+    if rules.queen_of_hearts_swap and card == "QH":
+        action["target"] = (seat + 1 + int(random() * (len(state.hands) - 1))) % len(state.hands)
+    try:
+        apply(state, seat, action)
+    except IllegalAction:
+        return False
+    return True
 
 
 def _suit_held_most(hand: list[str], jacks: frozenset[str], played: str) -> str:

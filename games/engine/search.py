@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterable
 from functools import lru_cache
 from typing import Any
 
-from .bots import name_jokers
+from .bots import choose_bot_action, name_jokers
 from .cards import RANK, SUIT, build_deck
 from .legality import fits
 from .playouts import Move, action_of, playout, playout_apply, playout_moves
@@ -40,6 +40,8 @@ from .state import ACTIVE, DRAWN, PLAY, GameState
 
 #: UCB1's exploration constant for win rates in [0, 1]
 EXPLORATION = 0.7
+#: how many standard errors the search's best move must lead the basic bot's choice by to replace it
+CONFIDENCE = 1.0
 #: the clock is read once per this many playouts
 CLOCK_EVERY = 8
 
@@ -271,11 +273,12 @@ def strong_action(view: dict[str, Any], knowledge: Knowledge, rng: random.Random
             return move  # a call costs nothing and saves a penalty card
     if len(moves) == 1 or seat != root.turn:
         return action_of(moves[0])
+    root_moves_world = root.copy()
     wins = [0.0] * len(moves)
     visits = [0] * len(moves)
     total = decisions = 0
     random_number = rng.random
-    while total < playouts:
+    while total < max(playouts, len(moves)):
         if total >= len(moves) and clock is not None and deadline is not None and total % CLOCK_EVERY == 0 \
                 and clock() >= deadline:
             break
@@ -294,8 +297,24 @@ def strong_action(view: dict[str, Any], knowledge: Knowledge, rng: random.Random
     if stats is not None:
         stats["playouts"] = stats.get("playouts", 0) + total
         stats["decisions"] = stats.get("decisions", 0) + decisions
-    best = max(range(len(moves)), key=lambda index: (visits[index], wins[index]))
+    best = max(range(len(moves)), key=lambda index: (wins[index] / visits[index], visits[index]))
+    sensible = _basic_choice(root_moves_world, seat, moves)
+    if sensible is not None and sensible != best and visits[sensible]:
+        # the search must show the better move, not only guess it: within the noise of its own
+        # estimates, the basic bot's choice (which knows a few things playouts do not) stands
+        mean, other = wins[best] / visits[best], wins[sensible] / visits[sensible]
+        spread = max(mean * (1 - mean), other * (1 - other), 0.01)
+        if mean - other < CONFIDENCE * math.sqrt(spread * (1 / visits[best] + 1 / visits[sensible])):
+            best = sensible
     return action_of(moves[best])
+
+
+def _basic_choice(world: GameState, seat: int, moves: list[Move]) -> int | None:
+    """The index of the move the basic bot would make here. It reads only the seat's own hand, the
+    counts and the public table from the world, which are the view's."""
+    chosen = choose_bot_action(world, seat, "basic", None)
+    actions = [action_of(move) for move in moves]
+    return actions.index(chosen) if chosen in actions else None
 
 
 def _root_moves(state: GameState, seat: int) -> list[Move]:
