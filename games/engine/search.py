@@ -56,11 +56,13 @@ class Knowledge:
         self.known: dict[int, list[str]] = {}  # cards known to be in another seat's hand
         self.slots: dict[int, list[frozenset[str]]] = {}  # each unknown card of a seat: what it cannot be
         self.own: list[str] | None = None  # the seat's own hand, while events tell it
+        self.lacking: dict[int, list[str]] = {}  # the engine's public ``lacking``, for the basic bot's advice
         self.top = ""
         self.wish: str | None = None
         self.first_wish: str | None = None
         self._first_wish_open = False
         self._drew: tuple[int, frozenset[str]] | None = None  # a voluntary draw that may end the turn
+        self._clock_turn = False  # a timed-out turn: its draw shows nothing about the hand
 
     # --- folding events ---------------------------------------------------------------------
 
@@ -118,12 +120,16 @@ class Knowledge:
     def _on_drew(self, event: dict[str, Any]) -> None:
         seat, count = event["seat"], event["count"]
         self._drew = None
+        voluntary = event.get("reason") is None and not self._clock_turn
+        if voluntary and self.rules.must_play:  # engine._note_lacking and piles.draw_cards
+            self.lacking[seat] = [self.wish if self.wish not in (None, "*") else SUIT[self.top]]
+        elif event.get("reason") is not None:
+            self.lacking.pop(seat, None)
         if seat == self.seat:
             if self.own is not None:
                 self.own.extend(event.get("cards") or ())
             return
         slots = self.slots.setdefault(seat, [])
-        voluntary = event.get("reason") is None
         fitting = self._fitting() if voluntary else frozenset()
         if voluntary and self.rules.must_play:  # it could not play: nothing it held fitted
             slots[:] = [slot | fitting for slot in slots]
@@ -131,6 +137,12 @@ class Knowledge:
         slots.extend([frozenset()] * count)
         if voluntary and count == 1:
             self._drew = (seat, fitting)
+
+    def _on_timeout(self, event: dict[str, Any]) -> None:
+        self._clock_turn = True
+
+    def _on_turn(self, event: dict[str, Any]) -> None:
+        self._clock_turn = False
 
     def _drew_settled(self, event: dict[str, Any]) -> None:
         """A drawn card that did not fit ends the turn at once (``passed`` in the same move)."""
@@ -223,6 +235,7 @@ class Knowledge:
         state.sitting_out = [entry["seat"] for entry in view["players"] if entry["sits_out"]]
         state.hermann = None if view.get("hermann") is None else list(view["hermann"]["waiting"])
         state.turns = view["turns"]
+        state.lacking = {other: list(suits) for other, suits in self.lacking.items()}
         return state
 
     @staticmethod

@@ -47,6 +47,7 @@ def check_world(state: Any, knowledge: Knowledge, rng: random.Random) -> None:
         == Counter(deck_of(state.rules))
     assert legal_actions(world, seat) == legal_actions(state, seat)
     assert knowledge.discard == state.discard  # what was laid face up since the last reshuffle
+    assert knowledge.lacking == state.lacking  # the public note the basic bot reads, followed from the events
     for other, cards in knowledge.known.items():  # cards known in another hand are there
         assert set(cards) <= set(state.hands[other])
 
