@@ -215,9 +215,10 @@ def main(argv: list[str] | None = None) -> int:
         "BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/maumau_bench_bots"))
     parser.add_argument("--broker-url", default=os.environ.get("BENCH_BROKER_URL", "redis://127.0.0.1:6379/0"))
     args = parser.parse_args(argv)
-    report: dict[str, Any] = {"budget": {"playouts_per_decision": args.playouts, "ms_per_decision": args.ms or None,
-                                         "processes": args.processes}}
+    report: dict[str, Any] = {}
     if args.games:
+        report["budget"] = {"playouts_per_decision": args.playouts, "ms_per_decision": args.ms or None,
+                            "processes": args.processes}
         line_ups = [(key.split("_")[0], int(key.split("_")[1][:-1])) for key in args.line_ups]
         report |= win_rates(args.games, args.playouts, args.ms, args.processes, line_ups)
     if args.latency_moves:
