@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import random
 import time
+from typing import Any
 
 from django.conf import settings
 
@@ -53,7 +54,7 @@ def bot_move_make(*, game_id: int, version: int) -> str:
     return APPLIED
 
 
-def strong_choice(game: Game, state: engine.GameState, seat: int) -> dict | None:
+def strong_choice(game: Game, state: engine.GameState, seat: int) -> dict[str, Any] | None:
     """The strong bot's action for ``seat``, from what that seat may see of the round (not the state)."""
     knowledge = engine.Knowledge(state.rules, seat)
     knowledge.observe(engine.redact_events([engine.deal_event(initial_state(game))], seat))
