@@ -200,8 +200,12 @@ class TableLeaveApi(APIView):
 class TableBotApi(APIView):
     @extend_schema(summary="Seat a bot (host only)", request=BotAddSerializer,
                    responses={201: TableSerializer, **errors(400, 401, 403, 404, 409, 429)},
+                   description="`random` plays any legal action, `basic` plays like a sensible person, `strong` "
+                               "searches (determinized Monte Carlo over the engine, about 200 ms a move) and "
+                               "moves from a background task just after the request that gave it the turn.",
                    examples=[example("The basic bot", {"level": "basic"}),
-                             example("The random bot", {"level": "random"})])
+                             example("The random bot", {"level": "random"}),
+                             example("The strong bot", {"level": "strong"})])
     def post(self, request: Request, table_id: int) -> Response:
         data = validated(BotAddSerializer, request)
         services.table_bot_add(table_id=table_id, player=caller(request), level=data["level"])

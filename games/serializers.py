@@ -9,6 +9,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from games.engine.actions import MAX_CARDS_PER_PLAY, WORDS
+from games.engine.bots import BOT_LEVELS
 from games.engine.cards import DECK_RANKS, FRENCH_RANKS, JOKERS, MAX_JOKERS, SUITS
 from games.engine.rules import CLASSIC, JACK_ON_JACK, SCORINGS, TIMEOUT_POLICIES
 from maumau.errors import ValidationFailed
@@ -183,7 +184,7 @@ class EntropySerializer(StrictSerializer):
 
 
 class BotAddSerializer(StrictSerializer):
-    level = StrictChoiceField(choices=["random", "basic"], default="basic")
+    level = StrictChoiceField(choices=list(BOT_LEVELS), default="basic")
 
 
 SETUP_SCHEMA = {

@@ -478,9 +478,11 @@ def move_submit(
     fingerprint: str = "",
     play_bots: bool = True,
     render: Callable[[Game, engine.GameState, list[Seat], int | None, list[Move]], dict[str, Any]] | None = None,
+    bot_seat: int | None = None,
 ) -> MoveOutcome:
     """Apply one action of ``actor``: ``"player"`` (``player``'s ``action``), ``"bot"`` (``action=None``:
-    the bots on turn play) or ``"clock"`` (``action=None``: resolve the passed deadlines; with
+    the bots on turn play; or the ``action`` a thinking bot of game seat ``bot_seat`` chose outside the
+    lock, see ``games.bots``) or ``"clock"`` (``action=None``: resolve the passed deadlines; with
     ``expected_version`` only those of that version, as an expiry task is set for).
 
     ``render(game, state, seats, viewer_seat, moves)`` builds the caller's answer inside the
@@ -519,9 +521,11 @@ def move_submit(
                         if seat is not None:
                             _seat_taken_back(locked.seats[seat])
                         _open_check(locked, expected_version)
-                        if action is not None and action["type"] == "abort":
-                            _abort_check(locked, player)
-                        if action is not None:
+                        if action is not None and actor == "bot":
+                            _bot_choice_apply(locked, bot_seat, action)
+                        elif action is not None:
+                            if action["type"] == "abort":
+                                _abort_check(locked, player)
                             _action_apply(locked, seat, player, action)
                     if play_bots:
                         _bots_play(locked)
@@ -733,12 +737,23 @@ def _bots_play(locked: LockedRound) -> None:
         turn = locked.state.turn
         if turn is not None and locked.seats[turn].bot_controlled:
             level = locked.seats[turn].player.bot_level or "basic"
+            if level == "strong":  # it thinks in a task after the commit, not under this lock (games.bots)
+                tasks.bot_move_schedule(locked.game)
+                return
             generator = random.Random(engine.bot_seed(locked.game.seed, locked.game.version))
             choice = engine.choose_bot_action(locked.state, turn, level, generator)  # None when it may not act
             if choice is not None:
                 acted = _bot_apply(locked, turn, choice) or acted
         if not acted:
             return
+
+
+def _bot_choice_apply(locked: LockedRound, game_seat: int | None, choice: dict[str, Any]) -> None:
+    """A thinking bot's move, chosen outside the lock for the version the caller expects (checked
+    before): made only while a bot still plays that seat."""
+    if game_seat is None or not 0 <= game_seat < len(locked.seats) or not locked.seats[game_seat].bot_controlled:
+        raise ConflictError("not_your_turn", details={"turn": locked.state.turn})
+    _bot_apply(locked, game_seat, choice)
 
 
 def _bot_apply(locked: LockedRound, game_seat: int, choice: dict[str, Any]) -> bool:

@@ -46,6 +46,33 @@ def _clock_tasks_send(game_id: int, version: int, deadline: datetime | None, her
             logger.exception("could not send %s for game %s v%s", task.name, game_id, version)
 
 
+def bot_move_schedule(game: Any) -> None:
+    """On commit, send the task in which a thinking bot (``strong``) chooses its move, for the version
+    ``game`` has then (once per transaction): the request that gave it the turn does not wait for it."""
+    if getattr(game, "bot_move_scheduled", False):
+        return
+    game.bot_move_scheduled = True
+    transaction.on_commit(functools.partial(_bot_move_send, game))
+
+
+def _bot_move_send(game: Any) -> None:
+    game.bot_move_scheduled = False
+    if game.status != "active":
+        return
+    try:
+        bot_move_task.apply_async(kwargs={"game_id": game.pk, "version": game.version},
+                                  queue=settings.MAUMAU_BOT_QUEUE)
+    except Exception:  # the move is committed: the turn clock ends a turn the bot never took
+        logger.exception("could not send the bot's move for game %s v%s", game.pk, game.version)
+
+
+@shared_task(name="games.bot_move", acks_late=True, ignore_result=True)
+def bot_move_task(*, game_id: int, version: int) -> str:
+    from games import bots
+
+    return bots.bot_move_make(game_id=game_id, version=version)
+
+
 @shared_task(name="games.turn_expire", acks_late=True, ignore_result=True)
 def turn_expire_task(*, game_id: int, version: int) -> str:
     from games import clocks

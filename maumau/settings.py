@@ -290,6 +290,12 @@ MAUMAU_CLOCK_ETA_MAX_SECONDS = int(os.environ.get("MAUMAU_CLOCK_ETA_MAX_SECONDS"
 MAUMAU_CLOCK_TAKEOVER_TIMEOUTS = int(os.environ.get("MAUMAU_CLOCK_TAKEOVER_TIMEOUTS", "3"))
 MAUMAU_CLOCK_QUEUE = os.environ.get("MAUMAU_CLOCK_QUEUE", "celery")
 MAUMAU_CLOCK_SWEEP_BATCH = int(os.environ.get("MAUMAU_CLOCK_SWEEP_BATCH", "500"))
+# The strong bot thinks in a Celery task (games/bots.py): on this queue, for this long per move
+# (milliseconds; the clock is read by the service and passed to the pure engine), and for at most
+# this many playouts (0: the time alone decides; a number makes every decision replay exactly).
+MAUMAU_BOT_QUEUE = os.environ.get("MAUMAU_BOT_QUEUE", "celery")
+MAUMAU_STRONG_BOT_MS = int(os.environ.get("MAUMAU_STRONG_BOT_MS", "200"))
+MAUMAU_STRONG_BOT_PLAYOUTS = int(os.environ.get("MAUMAU_STRONG_BOT_PLAYOUTS", "0"))
 
 # --- Operating it (maumau/observability.py, maumau/ops.py) ---------------------------------------
 # Logs: readable lines (LOG_FORMAT=text) or one JSON object a line (LOG_FORMAT=json), each with the

@@ -5,27 +5,32 @@ bots and the turn clock choose through :func:`legal_actions`, and every response
 :func:`player_view` and :func:`redact_events`. Each module states the rules it carries out:
 :mod:`~games.engine.engine` (the deal and the turn), :mod:`~games.engine.legality` (what may be
 played), :mod:`~games.engine.effects` (what each card does), :mod:`~games.engine.calls` ("Mau",
-"Pik", "Hermann"), :mod:`~games.engine.moves` (listing the legal actions), :mod:`~games.engine.scoring`;
+"Pik", "Hermann"), :mod:`~games.engine.moves` (listing the legal actions), :mod:`~games.engine.scoring`,
+:mod:`~games.engine.playouts` (the fast path search runs on), :mod:`~games.engine.search` (the
+``strong`` bot);
 the options and presets are in :mod:`~games.engine.rules`, the events in :mod:`~games.engine.events`,
 the fair deal's hashes in :mod:`~games.engine.fairness`.
 """
 
 from .actions import ActionError, parse_action
-from .bots import choose_bot_action
+from .bots import BOT_LEVELS, choose_bot_action
 from .cards import build_deck, card_names, is_card_code
 from .engine import SetupError, apply, new_game, new_game_from_setup, penalize_illegal
 from .fairness import bot_seed, deal_seed, seed_commitment
 from .legality import IllegalAction
 from .moves import legal_actions
 from .rules import PRESETS, RuleSet, RulesError
+from .search import Knowledge, strong_action
 from .state import GameState
 from .view import deal_event, player_view, redact_event, redact_events
 
 __all__ = [
+    "BOT_LEVELS",
     "PRESETS",
     "ActionError",
     "GameState",
     "IllegalAction",
+    "Knowledge",
     "RuleSet",
     "RulesError",
     "SetupError",
@@ -46,4 +51,5 @@ __all__ = [
     "redact_event",
     "redact_events",
     "seed_commitment",
+    "strong_action",
 ]

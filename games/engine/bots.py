@@ -1,5 +1,9 @@
 """Bots: ``random`` (a uniformly chosen legal action) and ``basic`` (plays like a sensible person).
 
+The third level, ``strong``, searches (:mod:`games.engine.search`): it needs the events its seat was
+shown, not only the state, so the service runs it apart; here any level but ``random`` plays as
+``basic`` (which is also how the turn clock's ``autoplay`` finishes a turn).
+
 Both choose only from :func:`~games.engine.moves.legal_actions`, so a bot can never make an
 illegal move. The basic bot follows the seeds' advice: say every call; counter a 7 with a 7;
 keep jacks for need (or to win); wish the suit it holds most, preferring a suit the next player
@@ -17,6 +21,9 @@ from typing import Any
 from .cards import RANK, SUIT, SUITS, house_points, ranking_points
 from .moves import legal_actions
 from .state import GameState
+
+#: the bot levels a table may seat, weakest first
+BOT_LEVELS = ("random", "basic", "strong")
 
 
 def choose_bot_action(state: GameState, seat: int, level: str,
@@ -56,7 +63,7 @@ def _basic(state: GameState, seat: int, actions: list[dict[str, Any]]) -> dict[s
     best: tuple[float, int] | None = None
     chosen = plays[0]
     for index, action in enumerate(plays):
-        action = _name_jokers(action, hand)
+        action = name_jokers(action, hand)
         cards = action["cards"]
         names = [action.get("as", {}).get(card, card) for card in cards]
         rest = [card for card in hand if card not in cards]
@@ -88,7 +95,7 @@ def _basic(state: GameState, seat: int, actions: list[dict[str, Any]]) -> dict[s
     return chosen
 
 
-def _name_jokers(action: dict[str, Any], hand: list[str]) -> dict[str, Any]:
+def name_jokers(action: dict[str, Any], hand: list[str]) -> dict[str, Any]:
     """Name each joker from its list: a 7 of the suit held most, else a card of that suit."""
     names = action.get("as")
     if not names or all(isinstance(name, str) for name in names.values()):

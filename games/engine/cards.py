@@ -14,6 +14,7 @@ Twister) can be reconstructed from its outputs, so shuffles draw from SHA-256 of
 from __future__ import annotations
 
 import hashlib
+import struct
 from functools import cache
 
 SUITS: tuple[str, ...] = ("C", "S", "H", "D")
@@ -28,6 +29,7 @@ for _rank in FRENCH_RANKS:
     for _suit in SUITS:
         RANK[_rank + _suit] = _rank
         SUIT[_rank + _suit] = _suit
+_FOUR_BLOCKS = struct.Struct(">4Q")
 JOKERS: tuple[str, ...] = tuple(f"X{i}" for i in range(1, MAX_JOKERS + 1))
 
 #: Card points for the ``ranking`` tie-break (seed 000): A 11, 10 10, K 4, Q 3, J 2, others face value.
@@ -80,13 +82,10 @@ def secret_shuffle(cards: list[str], seed: str, number: int) -> None:
     could notice.
     """
     key = f"{seed}:{number}:".encode()
-    block = 0
-    buffer = b""
-    for i in range(len(cards) - 1, 0, -1):
-        if len(buffer) < 8:
-            buffer = hashlib.sha256(key + str(block).encode()).digest()
-            block += 1
-        value = int.from_bytes(buffer[:8], "big")
-        buffer = buffer[8:]
-        j = value % (i + 1)
+    count = len(cards) - 1
+    values: list[int] = []
+    for block in range((count + 3) // 4):  # each 32-byte digest gives four 64-bit blocks
+        values.extend(_FOUR_BLOCKS.unpack(hashlib.sha256(key + str(block).encode()).digest()))
+    for step, i in enumerate(range(count, 0, -1)):
+        j = values[step] % (i + 1)
         cards[i], cards[j] = cards[j], cards[i]

@@ -1,0 +1,376 @@
+"""Playouts: a compact fast path through a round, for search (the ``strong`` bot) and benchmarks.
+
+:func:`~games.engine.moves.legal_actions` builds a JSON-ready dict for every action, which a client
+needs and a playout does not: a playout lists the moves of every decision and keeps one. Here a
+move is a small value, built into an action dict only when it is chosen (:func:`action_of`):
+
+- a card code (``"9H"``): that one card is played;
+- a pair ``("JC", "D")``: a jack played with its wish;
+- :data:`DRAW` or :data:`PASS` (ints);
+- anything rarer (calls, jokers, ace chains, final jacks, the QH's target: the house rules) is the
+  legal action's own dict, exactly as ``legal_actions`` lists it.
+
+:func:`playout_moves` lists them in the order of ``legal_actions``, one move per entry, so a random
+choice among them picks the same action as among the entries. :func:`playout_apply` applies a
+listed move without the checks it has passed already (no parsing, no ``check_play``); it changes the
+state exactly as :func:`~games.engine.engine.apply` does (``tests/engine/test_playouts.py``), and it
+returns no events. A move that is not listed for the state must not be passed to it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from .cards import RANK, SUITS, card_names
+from .effects import PENALTY, REVERSE, SIT_OUT, SKIP, WISH, rank_effect
+from .engine import _check_pass, _count_stuck_turn, _draw, _end_turn, _finish, apply
+from .legality import IllegalAction, fits
+from .moves import legal_actions
+from .piles import draw_cards
+from .rules import RuleSet
+from .state import ACTIVE, DRAWN, PLAY, GameState
+
+DRAW = 0
+PASS = 1
+
+#: a card code, a (jack, wish) pair, DRAW, PASS, or a legal action's dict
+Move = str | tuple[str, str] | int | dict[str, Any]
+
+
+@dataclass(slots=True)
+class _Compact:
+    """What the fast path of one rule set needs, computed once: effects by card, fitting cards."""
+
+    rules: RuleSet
+    names: tuple[str, ...]
+    effect: dict[str, str | None]
+    jacks: frozenset[str]  # cards that wish when played (wild jacks)
+    wished: dict[str, tuple[tuple[str, str], ...]]  # each jack with each wish, in SUITS order
+    fitting: dict[tuple[str, str | None, str | None], frozenset[str]]
+    must_play: bool
+    jack_can_win: bool
+    seven_draws: int
+    max_turns: int
+
+    def fit(self, top: str, wish: str | None, first_wish: str | None) -> frozenset[str]:
+        key = (top, wish, first_wish)
+        found = self.fitting.get(key)
+        if found is None:
+            found = frozenset(name for name in self.names if fits(self.rules, top, wish, first_wish, name))
+            self.fitting[key] = found
+        return found
+
+
+#: the tables by ``id`` of the rule set (hashing a RuleSet hashes every option: too slow per move);
+#: each entry keeps its rule set, so an id is never taken for another's
+_BY_ID: dict[int, tuple[RuleSet, _Compact | None]] = {}
+
+
+def _compact(rules: RuleSet) -> _Compact | None:
+    """The fast path's tables, or None for rules whose moves need calls, jokers, covers or targets."""
+    entry = _BY_ID.get(id(rules))
+    if entry is not None and entry[0] is rules:
+        return entry[1]
+    if len(_BY_ID) > 256:
+        _BY_ID.clear()
+    compact = _compact_build(rules)
+    _BY_ID[id(rules)] = (rules, compact)
+    return compact
+
+
+@lru_cache(maxsize=64)
+def _compact_build(rules: RuleSet) -> _Compact | None:
+    if (rules.announcements or rules.pik_call or rules.king_of_diamonds_hermann or rules.queen_of_hearts_swap
+            or rules.ace_needs_cover or rules.final_jacks or rules.joker or rules.jokers):
+        return None
+    names = card_names(rules.deck)
+    effect = {name: rank_effect(rules, RANK[name]) for name in names}
+    jacks = frozenset(name for name in names if effect[name] == WISH)
+    wished = {jack: tuple((jack, suit) for suit in SUITS) for jack in jacks}
+    return _Compact(rules, names, effect, jacks, wished, {}, rules.must_play, rules.jack_can_win, rules.seven_draws,
+                    rules.max_turns)
+
+
+def playout_moves(state: GameState, seat: int) -> list[Move]:
+    """The moves of ``seat`` now, one per entry of ``legal_actions(state, seat)`` and in its order."""
+    compact = _compact(state.rules)
+    if compact is None or state.status != ACTIVE:
+        return legal_actions(state, seat)  # type: ignore[return-value]
+    if seat != state.turn:
+        return []  # no calls without announcements, "Pik" or Hermann
+    return _compact_moves(state, seat, compact)
+
+
+def _compact_moves(state: GameState, seat: int, compact: _Compact) -> list[Move]:
+    hand = state.hands[seat]
+    candidates = (state.drawn,) if state.phase == DRAWN else hand
+    if state.pending_draw:
+        moves: list[Move] = [card for card in candidates if RANK[card] == "7"]
+        moves.append(DRAW)
+        return moves
+    fit = compact.fitting.get((state.top, state.wish, state.first_wish))
+    if fit is None:
+        fit = compact.fit(state.top, state.wish, state.first_wish)
+    jacks = compact.jacks
+    moves = [card for card in candidates if card in fit]
+    if jacks and not jacks.isdisjoint(moves) and not (len(hand) == 1 and compact.jack_can_win):
+        moves = [wished for card in moves for wished in (compact.wished[card] if card in jacks else (card,))]
+    if state.phase == DRAWN:
+        moves.append(PASS)
+    elif not (moves and compact.must_play):
+        moves.append(DRAW if len(state.stock) + len(state.discard) > 1 else PASS)
+    return moves
+
+
+def action_of(move: Move) -> dict[str, Any]:
+    """The action dict of a move, as ``legal_actions`` lists it (and ``apply`` takes it)."""
+    if isinstance(move, str):
+        return {"type": "play", "cards": [move]}
+    if isinstance(move, tuple):
+        return {"type": "play", "cards": [move[0]], "wish": move[1]}
+    if isinstance(move, int):
+        return {"type": "draw"} if move == DRAW else {"type": "pass"}
+    return move
+
+
+def playout_apply(state: GameState, seat: int, move: Move) -> None:
+    """Apply a move that :func:`playout_moves` listed for ``seat`` in this state (no events kept)."""
+    if move.__class__ is dict:
+        apply(state, seat, move)  # type: ignore[arg-type]
+        return
+    compact = _compact(state.rules)
+    assert compact is not None  # compact moves are listed only for compact rules
+    _compact_apply(state, seat, move, compact)
+
+
+def _compact_apply(state: GameState, seat: int, move: Move, compact: _Compact) -> None:
+    kind = move.__class__
+    state.penalized_plays = []
+    if kind is str:
+        _play_one(state, seat, move, None, compact)  # type: ignore[arg-type]
+    elif kind is tuple:
+        _play_one(state, seat, move[0], move[1], compact)  # type: ignore[index]
+    elif move == DRAW:
+        if state.pending_draw or not state.stock:
+            _draw(state, seat, [])  # a penalty, or a reshuffle first: the engine's own step
+            return
+        card = state.stock.pop()  # _draw's voluntary draw of one card, without events
+        state.hands[seat].append(card)
+        state.idle = 0
+        if compact.must_play:
+            wish = state.wish
+            state.lacking[seat] = [wish if wish is not None and wish != "*" else state.top[-1]]
+        fit = compact.fitting.get((state.top, state.wish, state.first_wish))
+        if fit is None:
+            fit = compact.fit(state.top, state.wish, state.first_wish)
+        if card in fit:
+            state.phase = DRAWN
+            state.drawn = card
+        else:
+            _next_turn(state, seat, compact, 0, 0, False)
+    else:
+        could_play = _check_pass(state, seat)
+        if state.phase == PLAY:
+            _count_stuck_turn(state, could_play)
+        _next_turn(state, seat, compact, 0, 0, False)
+
+
+def _play_one(state: GameState, seat: int, card: str, wish: str | None, compact: _Compact) -> None:
+    """One card under compact rules (no calls, no jokers, no cover, no target): ``engine._play``
+    for that case, step by step."""
+    hand = state.hands[seat]
+    previous_top = state.top
+    hand.remove(card)
+    state.discard.append(card)
+    state.top = card
+    state.phase = PLAY
+    state.drawn = None
+    state.idle = 0
+    effect = compact.effect[card]
+    if not hand:
+        if compact.jack_can_win or effect != WISH:
+            _finish(state, seat, "mau_mau", 1, [])
+            return
+        draw_cards(state, seat, 1, "jack_last", [])
+    if effect is None:
+        if state.wish is not None or state.first_wish is not None:
+            state.wish = state.first_wish = None
+        if state.sitting_out:
+            _end_turn(state, seat, [])
+            return
+        players = len(state.hands)  # _next_turn, inlined for the most common move
+        state.turn = (seat + state.direction) % players
+        state.turns += 1
+        if state.turns >= compact.max_turns:
+            _finish(state, None, "max_turns", 1, [])
+        return
+    if effect == WISH:  # effects.set_wish for one card
+        if compact.effect[previous_top] == WISH:
+            if state.first_wish is None:
+                state.first_wish = state.wish if state.wish not in (None, "*") else previous_top[-1]
+        else:
+            state.first_wish = wish
+        state.wish = wish
+        _next_turn(state, seat, compact, 0, 0, False)
+        return
+    state.wish = state.first_wish = None
+    if effect == PENALTY:
+        state.pending_draw += compact.seven_draws
+        _next_turn(state, seat, compact, 0, 0, False)
+    else:
+        _next_turn(state, seat, compact, effect == SKIP, effect == REVERSE, effect == SIT_OUT)
+
+
+def _next_turn(state: GameState, seat: int, compact: _Compact, skips: int, reverses: int,
+               second_skip: bool) -> None:
+    """``engine._end_turn`` without its events; the common case (nobody skipped or sitting out) first."""
+    if skips or reverses or second_skip or state.sitting_out:
+        _end_turn(state, seat, [], skips, reverses, second_skip)
+        return
+    state.phase = PLAY
+    state.drawn = None
+    players = len(state.hands)
+    state.turn = (seat + state.direction) % players
+    state.turns += 1
+    if state.idle >= players:
+        _finish(state, None, "stalemate", 1, [])
+    elif state.turns >= compact.max_turns:
+        _finish(state, None, "max_turns", 1, [])
+
+
+def playout(state: GameState, random: Callable[[], float], plays_first: bool = False, sensible: bool = False) -> int:
+    """Play the round to its end with random moves (``random`` is a generator's ``random`` method);
+    returns the decisions made. ``plays_first``: a seat that can play plays (a uniform choice among
+    its plays) and draws or passes only when it cannot, which is closer to how people play.
+    ``sensible`` (implies ``plays_first``) also keeps jacks for when nothing else fits and wishes the
+    suit its player holds most, as the basic bot does: search that models its opponents so sees
+    further than one that assumes they play at random.
+
+    Under compact rules only the seat on turn ever acts. Otherwise (calls, the Hermann race) the
+    other seats say what they may before each turn, as the service's bots do, and a joker is named
+    at random among its listed names.
+    """
+    compact = _compact(state.rules)
+    decisions = 0
+    plays_first = plays_first or sensible
+    if compact is not None:  # _compact_moves, inlined: this loop is where search spends its time
+        fitting, jacks, wished, must_play = compact.fitting, compact.jacks, compact.wished, compact.must_play
+        last_jack_wins = compact.jack_can_win
+        hands = state.hands
+        while state.status == ACTIVE:
+            seat = state.turn
+            hand = hands[seat]
+            drawn_phase = state.phase == DRAWN
+            candidates = (state.drawn,) if drawn_phase else hand
+            if state.pending_draw:
+                moves: list[Move] = [card for card in candidates if card[0] == "7"]
+                if not (plays_first and moves):
+                    moves.append(DRAW)
+            else:
+                fit = fitting.get((state.top, state.wish, state.first_wish))
+                if fit is None:
+                    fit = compact.fit(state.top, state.wish, state.first_wish)
+                moves = [card for card in candidates if card in fit]
+                if sensible and moves:
+                    plain = [card for card in moves if card not in jacks] or moves
+                    card = plain[int(random() * len(plain))]
+                    state.penalized_plays = []
+                    if card in jacks and not (last_jack_wins and len(hand) == 1):
+                        _play_one(state, seat, card, _suit_held_most(hand, jacks, card), compact)
+                    else:
+                        _play_one(state, seat, card, None, compact)
+                    decisions += 1
+                    continue
+                if moves and not jacks.isdisjoint(moves) and not (last_jack_wins and len(hand) == 1):
+                    moves = [choice for card in moves for choice in (wished[card] if card in jacks else (card,))]
+                if drawn_phase:
+                    if not (plays_first and moves):
+                        moves.append(PASS)
+                elif not (moves and (must_play or plays_first)):
+                    moves.append(DRAW if len(state.stock) + len(state.discard) > 1 else PASS)
+            move = moves[int(random() * len(moves))]
+            if move.__class__ is str:
+                state.penalized_plays = []
+                _play_one(state, seat, move, None, compact)  # type: ignore[arg-type]
+            else:
+                _compact_apply(state, seat, move, compact)
+            decisions += 1
+        return decisions
+    while state.status == ACTIVE:
+        if state.owed or state.hermann is not None:
+            for other in range(len(state.hands)):
+                if other != state.turn and state.status == ACTIVE:
+                    for entry in legal_actions(state, other):
+                        apply(state, other, entry)
+                        decisions += 1
+                        break
+            if state.status != ACTIVE:
+                break
+        seat = state.turn
+        if sensible and _sensible_single_card(state, seat, random):
+            decisions += 1
+            continue
+        actions = legal_actions(state, seat)
+        if plays_first and len(actions) > 1 and actions[-1]["type"] in ("draw", "pass"):
+            actions.pop()
+        if sensible:
+            actions = [action for action in actions if not _lays_jacks(action)] or actions
+        action = actions[int(random() * len(actions))]
+        names = action.get("as")
+        if names:
+            action = {**action, "as": {joker: name[int(random() * len(name))] if isinstance(name, list) else name
+                                       for joker, name in names.items()}}
+        apply(state, seat, action)
+        decisions += 1
+    return decisions
+
+
+#: every call there is: a play may carry words no rule asks for (they are ignored), so a playout's
+#: play says them all rather than work out which are due
+_ALL_WORDS = ["mau", "maumau", "pik", "hermann"]
+
+
+def _sensible_single_card(state: GameState, seat: int, random: Callable[[], float]) -> bool:
+    """A sensible single-card play found without listing every action (the house rules' lists are
+    long: joker names, ace chains, swap targets): a plain fitting card before a jack, no ace under
+    ``ace_needs_cover``, no joker. Applied through ``apply``, which judges it; False when there is
+    none (or it is refused), and the caller lists the actions."""
+    rules = state.rules
+    hand = state.hands[seat]
+    candidates = (state.drawn,) if state.phase == DRAWN else hand
+    if state.pending_draw:
+        fitting = [card for card in candidates if card[0] == "7"]
+    else:
+        fitting = [card for card in candidates if card[0] != "X" and not (rules.ace_needs_cover and card[0] == "A")
+                   and fits(rules, state.top, state.wish, state.first_wish, card)]
+    if not fitting:
+        return False
+    jack_wild = rules.jack_wild
+    plain = [card for card in fitting if not (jack_wild and card[0] == "J")] or fitting
+    card = plain[int(random() * len(plain))]
+    action: dict[str, Any] = {"type": "play", "cards": [card], "say": _ALL_WORDS}
+    if jack_wild and card[0] == "J":
+        action["wish"] = _suit_held_most(hand, frozenset(c for c in hand if c[0] in "JX"), card)
+    if rules.queen_of_hearts_swap and card == "QH":
+        action["target"] = (seat + 1 + int(random() * (len(state.hands) - 1))) % len(state.hands)
+    try:
+        apply(state, seat, action)
+    except IllegalAction:
+        return False
+    return True
+
+
+def _suit_held_most(hand: list[str], jacks: frozenset[str], played: str) -> str:
+    """The wish of a sensible player: the suit of most cards left in hand (jacks aside)."""
+    counts = {"C": 0, "S": 0, "H": 0, "D": 0}
+    for card in hand:
+        if card != played and card not in jacks:
+            counts[card[-1]] += 1
+    return max(counts, key=counts.__getitem__) if any(counts.values()) else played[-1]
+
+
+def _lays_jacks(action: dict[str, Any]) -> bool:
+    return action["type"] == "play" and any(card[0] == "X" or RANK[card] == "J" for card in action["cards"])

@@ -1,0 +1,345 @@
+"""The ``strong`` bot: determinized Monte Carlo search over the engine, from one seat's knowledge.
+
+Its input is what its seat may see, never the state: the seat's :func:`~games.engine.view.player_view`
+and the round's events as :func:`~games.engine.view.redact_event` shows them to that seat, folded into
+:class:`Knowledge`. Each playout deals the unseen cards anew at random, consistently with that
+knowledge (a determinization), plays one root move and then the round to its end on the playout
+fast path (:func:`~games.engine.playouts.playout`: a seat plays when it can), and scores a win.
+Root moves are chosen by UCB1 over all determinizations together, as in information-set Monte
+Carlo tree search with a tree of depth one (Cowling, Powley and Whitehouse 2012; OpenSpiel's
+``ismcts`` keeps deeper trees, which a game with this much hidden information gains little from).
+
+What the seat knows of the others, from the events:
+
+- the cards laid face up since the last reshuffle (they are not in anyone's hand or the stock);
+- cards it gave away in a QH swap (the other seat holds them now, until it lays them);
+- under ``must_play``, a seat that drew instead of playing holds nothing that fitted then;
+  a drawn card that ended the turn at once did not fit. Each unknown card of a seat is a slot
+  with the cards it cannot be; the slot a laid card came from is the most constrained that allows
+  it, which keeps every remaining constraint true whenever they were nested (the usual case).
+
+The search is pure: its randomness is the ``random.Random`` it is given (seeded by the caller, so a
+decision replays from its seed and budget), and its clock is a function passed in with a deadline
+(``clock=None`` counts playouts only). Calls are said at once, as the basic bot does.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable, Iterable
+from functools import lru_cache
+from typing import Any
+
+from .bots import choose_bot_action, name_jokers
+from .cards import RANK, SUIT, build_deck
+from .legality import fits
+from .playouts import Move, action_of, playout, playout_apply, playout_moves
+from .rules import RuleSet
+from .state import ACTIVE, DRAWN, PLAY, GameState
+
+#: UCB1's exploration constant for win rates in [0, 1]
+EXPLORATION = 0.7
+#: how many standard errors the search's best move must lead the basic bot's choice by to replace it
+CONFIDENCE = 1.0
+#: the clock is read once per this many playouts
+CLOCK_EVERY = 8
+
+
+class Knowledge:
+    """What ``seat`` knows of a round, folded from the events it was shown (oldest first)."""
+
+    def __init__(self, rules: RuleSet, seat: int) -> None:
+        self.rules = rules
+        self.seat = seat
+        self.discard: list[str] = []  # physical cards face up since the last reshuffle, the top last
+        self.known: dict[int, list[str]] = {}  # cards known to be in another seat's hand
+        self.slots: dict[int, list[frozenset[str]]] = {}  # each unknown card of a seat: what it cannot be
+        self.own: list[str] | None = None  # the seat's own hand, while events tell it
+        self.lacking: dict[int, list[str]] = {}  # the engine's public ``lacking``, for the basic bot's advice
+        self.top = ""
+        self.wish: str | None = None
+        self.first_wish: str | None = None
+        self._first_wish_open = False
+        self._drew: tuple[int, frozenset[str]] | None = None  # a voluntary draw that may end the turn
+        self._clock_turn = False  # a timed-out turn: its draw shows nothing about the hand
+
+    # --- folding events ---------------------------------------------------------------------
+
+    def observe(self, events: Iterable[dict[str, Any]]) -> None:
+        for event in events:
+            handler = getattr(self, "_on_" + str(event.get("type")), None)
+            if handler is not None:
+                handler(event)
+            if event.get("type") != "drew":
+                self._drew_settled(event)
+
+    def _on_dealt(self, event: dict[str, Any]) -> None:
+        counts = event.get("hand_counts") or [len(hand or ()) for hand in event["hands"]]
+        self.discard = [event["starter"]]
+        self.top = event["starter"]
+        self.wish = "*" if self.rules.starter_effects and self.rules.jack_wild and RANK[self.top] == "J" else None
+        self.first_wish = None
+        for seat, count in enumerate(counts):
+            if seat == self.seat:
+                self.own = list(event["hands"][seat])
+            else:
+                self.known[seat] = []
+                self.slots[seat] = [frozenset()] * count
+
+    def _on_played(self, event: dict[str, Any]) -> None:
+        seat, cards = event["seat"], event["cards"]
+        names = [event.get("as", {}).get(card, card) for card in cards]
+        for card in cards:
+            if seat == self.seat:
+                if self.own is not None and card in self.own:
+                    self.own.remove(card)
+            else:
+                self._lay(seat, card)
+        self.discard.extend(cards)
+        previous_top, previous_wish = self.top, self.wish
+        self.top = names[-1]
+        if not (self.rules.jack_wild and RANK[self.top] == "J"):  # effects.set_wish
+            self.wish = self.first_wish = None
+            self._first_wish_open = False
+            return
+        run_goes_on = RANK[previous_top] == "J" and all(RANK[name] == "J" for name in names)
+        self._first_wish_open = not run_goes_on
+        if not run_goes_on:
+            self.first_wish = None
+        elif self.first_wish is None:
+            self.first_wish = previous_wish if previous_wish not in (None, "*") else SUIT[previous_top]
+        self.wish = None
+
+    def _on_wish(self, event: dict[str, Any]) -> None:
+        self.wish = event["suit"]
+        if self._first_wish_open:
+            self.first_wish = event["suit"]
+            self._first_wish_open = False
+
+    def _on_drew(self, event: dict[str, Any]) -> None:
+        seat, count = event["seat"], event["count"]
+        self._drew = None
+        voluntary = event.get("reason") is None and not self._clock_turn
+        if voluntary and self.rules.must_play:  # engine._note_lacking and piles.draw_cards
+            self.lacking[seat] = [self.wish if self.wish not in (None, "*") else SUIT[self.top]]
+        elif event.get("reason") is not None:
+            self.lacking.pop(seat, None)
+        if seat == self.seat:
+            if self.own is not None:
+                self.own.extend(event.get("cards") or ())
+            return
+        slots = self.slots.setdefault(seat, [])
+        fitting = self._fitting() if voluntary else frozenset()
+        if voluntary and self.rules.must_play:  # it could not play: nothing it held fitted
+            slots[:] = [slot | fitting for slot in slots]
+            self.known[seat] = [card for card in self.known.get(seat, ()) if card not in fitting]
+        slots.extend([frozenset()] * count)
+        if voluntary and count == 1:
+            self._drew = (seat, fitting)
+
+    def _on_timeout(self, event: dict[str, Any]) -> None:
+        self._clock_turn = True
+
+    def _on_turn(self, event: dict[str, Any]) -> None:
+        self._clock_turn = False
+
+    def _drew_settled(self, event: dict[str, Any]) -> None:
+        """A drawn card that did not fit ends the turn at once (``passed`` in the same move)."""
+        if self._drew is None:
+            return
+        seat, fitting = self._drew
+        self._drew = None
+        if event.get("type") == "passed" and event.get("seat") == seat and self.slots.get(seat):
+            self.slots[seat][-1] = self.slots[seat][-1] | fitting
+
+    def _on_hands_swapped(self, event: dict[str, Any]) -> None:
+        first, second = event["seats"]
+        if self.seat in (first, second):
+            other = second if first == self.seat else first
+            given = self.own
+            self.own = None if self.slots.get(other) else list(self.known.get(other, ()))
+            self.known[other] = list(given or ())
+            self.slots[other] = [] if given is not None else self.slots.get(other, [])
+            return
+        self.known[first], self.known[second] = self.known.get(second, []), self.known.get(first, [])
+        self.slots[first], self.slots[second] = self.slots.get(second, []), self.slots.get(first, [])
+
+    def _on_reshuffled(self, event: dict[str, Any]) -> None:
+        self.discard = self.discard[-1:]
+
+    def _lay(self, seat: int, card: str) -> None:
+        known = self.known.setdefault(seat, [])
+        if card in known:
+            known.remove(card)
+            return
+        slots = self.slots.setdefault(seat, [])
+        allowing = [index for index, slot in enumerate(slots) if card not in slot]
+        if allowing:
+            slots.pop(max(allowing, key=lambda index: len(slots[index])))
+        elif slots:
+            slots.pop(0)  # knowledge that proved wrong: forget the most doubtful slot
+
+    def _fitting(self) -> frozenset[str]:
+        """The cards that would have fitted now (a joker always fits)."""
+        deck = build_deck(self.rules.deck, self.rules.jokers)
+        return frozenset(card for card in deck
+                         if card[0] == "X" or fits(self.rules, self.top, self.wish, self.first_wish, card))
+
+    # --- dealing the unseen cards -------------------------------------------------------------
+
+    def world(self, view: dict[str, Any], rng: random.Random) -> GameState:
+        """A full state consistent with everything the seat knows: the view, and the unseen cards
+        dealt at random to the other hands (by their slots) and the stock."""
+        rules, seat = self.rules, self.seat
+        players = len(view["players"])
+        hand = list(view["hand"] or ())
+        known = {other: list(self.known.get(other, ())) for other in range(players) if other != seat}
+        slots = {other: list(self.slots.get(other, ())) for other in known}
+        for other, entry in enumerate(view["players"]):  # the counts are the truth: fit the slots to them
+            if other == seat:
+                continue
+            unknown = entry["card_count"] - len(known[other])
+            if unknown < 0:
+                known[other], unknown = known[other][: entry["card_count"]], 0
+            while len(slots[other]) > unknown:
+                slots[other].pop(min(range(len(slots[other])), key=lambda index: len(slots[other][index])))
+            slots[other].extend([frozenset()] * (unknown - len(slots[other])))
+        discard = list(self.discard)
+        top_joker = view.get("top_joker")
+        physical_top = top_joker or view["top_card"]
+        if not discard or discard[-1] != physical_top:
+            discard = [physical_top]
+        seen = set(hand) | set(discard) | {card for cards in known.values() for card in cards}
+        unseen = [card for card in _deck(rules) if card not in seen]
+        needed = view["stock_count"] + sum(len(s) for s in slots.values())
+        surplus = len(unseen) - needed
+        if surplus:  # a discard pile we could not follow: make its older cards fit the counts
+            rng.shuffle(unseen)
+            if surplus > 0:
+                discard, unseen = unseen[:surplus] + discard, unseen[surplus:]
+            else:
+                back = discard[:-1][:-surplus]
+                discard, unseen = discard[len(back):], unseen + back
+        hands = self._deal(players, hand, known, slots, unseen, rng)
+        state = GameState(rules, f"{rng.getrandbits(64):x}", hands, unseen, discard)
+        state.top = view["top_card"]
+        state.turn = view["turn"]
+        state.direction = view["direction"]
+        state.pending_draw = view["pending_draw"]
+        state.wish = view["wish"]
+        state.first_wish = self.first_wish if state.wish is not None else None
+        state.phase = DRAWN if view["phase"] == DRAWN else PLAY
+        state.drawn = view.get("drawn_card")
+        state.owed = {entry["seat"]: list(entry["owes"]) for entry in view["players"] if entry["owes"]}
+        state.sitting_out = [entry["seat"] for entry in view["players"] if entry["sits_out"]]
+        state.hermann = None if view.get("hermann") is None else list(view["hermann"]["waiting"])
+        state.turns = view["turns"]
+        state.lacking = {other: list(suits) for other, suits in self.lacking.items()}
+        return state
+
+    @staticmethod
+    def _deal(players: int, hand: list[str], known: dict[int, list[str]], slots: dict[int, list[frozenset[str]]],
+              unseen: list[str], rng: random.Random) -> list[list[str]]:
+        """Fill every slot with an unseen card it allows, the most constrained slots first; what is
+        left is the stock, in random order (``unseen`` keeps it). A slot nothing fits takes any card."""
+        pool = list(unseen)
+        rng.shuffle(pool)
+        filled: dict[int, list[str]] = {other: list(cards) for other, cards in known.items()}
+        constrained = [(other, slot) for other in slots for slot in slots[other] if slot]
+        constrained.sort(key=lambda item: -len(item[1]))
+        for other, excluded in constrained:
+            pick = next((position for position, card in enumerate(pool) if card not in excluded), 0)
+            filled[other].append(pool[pick])
+            pool[pick] = pool[-1]
+            pool.pop()
+        for other in slots:
+            free = sum(1 for slot in slots[other] if not slot)
+            if free:
+                filled[other].extend(pool[-free:])
+                del pool[-free:]
+        unseen[:] = pool
+        return [list(hand) if other not in filled else filled[other] for other in range(players)]
+
+
+@lru_cache(maxsize=64)
+def _deck(rules: RuleSet) -> tuple[str, ...]:
+    return tuple(build_deck(rules.deck, rules.jokers))
+
+
+def strong_action(view: dict[str, Any], knowledge: Knowledge, rng: random.Random, *, playouts: int = 100_000,
+                  clock: Callable[[], float] | None = None, deadline: float | None = None,
+                  stats: dict[str, int] | None = None) -> dict[str, Any] | None:
+    """The strong bot's action for the seat of ``knowledge``, or None when it may not act.
+
+    It stops after ``playouts`` playouts, or once ``clock()`` reaches ``deadline``; it plays at least
+    one playout per root move. ``stats`` (if given) receives the playouts and decisions it made."""
+    seat = knowledge.seat
+    if view.get("status") != ACTIVE:
+        return None
+    root = knowledge.world(view, rng)
+    moves = _root_moves(root, seat)
+    if not moves:
+        return None
+    for move in moves:
+        if isinstance(move, dict) and move.get("type") == "say":
+            return move  # a call costs nothing and saves a penalty card
+    if len(moves) == 1 or seat != root.turn:
+        return action_of(moves[0])
+    root_moves_world = root.copy()
+    wins = [0.0] * len(moves)
+    visits = [0] * len(moves)
+    total = decisions = 0
+    random_number = rng.random
+    while total < max(playouts, len(moves)):
+        if total >= len(moves) and clock is not None and deadline is not None and total % CLOCK_EVERY == 0 \
+                and clock() >= deadline:
+            break
+        if total < len(moves):
+            choice = total
+        else:
+            log_total = math.log(total)
+            choice = max(range(len(moves)), key=lambda index: wins[index] / visits[index]
+                         + EXPLORATION * math.sqrt(log_total / visits[index]))
+        world = root if total == 0 else knowledge.world(view, rng)
+        playout_apply(world, seat, moves[choice])
+        decisions += 1 + playout(world, random_number, sensible=True)
+        wins[choice] += _reward(world, seat)
+        visits[choice] += 1
+        total += 1
+    if stats is not None:
+        stats["playouts"] = stats.get("playouts", 0) + total
+        stats["decisions"] = stats.get("decisions", 0) + decisions
+    best = max(range(len(moves)), key=lambda index: (wins[index] / visits[index], visits[index]))
+    sensible = _basic_choice(root_moves_world, seat, moves)
+    if sensible is not None and sensible != best and visits[sensible]:
+        # the search must show the better move, not only guess it: within the noise of its own
+        # estimates, the basic bot's choice (which knows a few things playouts do not) stands
+        mean, other = wins[best] / visits[best], wins[sensible] / visits[sensible]
+        spread = max(mean * (1 - mean), other * (1 - other), 0.01)
+        if mean - other < CONFIDENCE * math.sqrt(spread * (1 / visits[best] + 1 / visits[sensible])):
+            best = sensible
+    return action_of(moves[best])
+
+
+def _basic_choice(world: GameState, seat: int, moves: list[Move]) -> int | None:
+    """The index of the move the basic bot would make here. It reads only the seat's own hand, the
+    counts and the public table from the world, which are the view's."""
+    chosen = choose_bot_action(world, seat, "basic", None)
+    actions = [action_of(move) for move in moves]
+    return actions.index(chosen) if chosen in actions else None
+
+
+def _root_moves(state: GameState, seat: int) -> list[Move]:
+    """The seat's moves, a joker named as the basic bot would name it (a playout needs names)."""
+    moves = playout_moves(state, seat)
+    return [name_jokers(move, state.hands[seat]) if isinstance(move, dict) else move for move in moves]
+
+
+def _reward(state: GameState, seat: int) -> float:
+    """1 for a win; a round without a winner counts as a share of one."""
+    result = state.result or {}
+    winner = result.get("winner")
+    if winner is None:
+        return 1.0 / len(state.hands) if state.status != ACTIVE else 0.0
+    return 1.0 if winner == seat else 0.0

@@ -1,0 +1,131 @@
+"""The strong bot sees only its seat's view and redacted events, deals worlds consistent with them,
+always chooses a legal action, and replays its choice from the same seed and playout budget."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from typing import Any
+
+from engine_helpers import deck_of, rig
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from games.engine import (
+    Knowledge,
+    RuleSet,
+    apply,
+    choose_bot_action,
+    deal_event,
+    legal_actions,
+    new_game,
+    player_view,
+    redact_events,
+    strong_action,
+)
+from games.engine.search import CLOCK_EVERY
+
+SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def observers(state: Any) -> list[Knowledge]:
+    """A Knowledge per seat, fed the deal as that seat sees it."""
+    found = []
+    for seat in range(len(state.hands)):
+        knowledge = Knowledge(state.rules, seat)
+        knowledge.observe(redact_events([deal_event(state)], seat))
+        found.append(knowledge)
+    return found
+
+
+def check_world(state: Any, knowledge: Knowledge, rng: random.Random) -> None:
+    seat = knowledge.seat
+    view = player_view(state, seat)
+    world = knowledge.world(view, rng)
+    assert player_view(world, seat) == view
+    assert Counter(card for hand in world.hands for card in hand) + Counter(world.stock) + Counter(world.discard) \
+        == Counter(deck_of(state.rules))
+    assert legal_actions(world, seat) == legal_actions(state, seat)
+    assert knowledge.discard == state.discard  # what was laid face up since the last reshuffle
+    assert knowledge.lacking == state.lacking  # the public note the basic bot reads, followed from the events
+    for other, cards in knowledge.known.items():  # cards known in another hand are there
+        assert set(cards) <= set(state.hands[other])
+
+
+@SETTINGS
+@given(preset=st.sampled_from(["classic", "tavern", "house"]), seed=st.integers(0, 2**32 - 1),
+       players=st.integers(2, 5), must_play=st.booleans())
+def test_worlds_agree_with_everything_each_seat_sees(preset, seed, players, must_play):
+    rules = RuleSet.from_preset(preset, {"must_play": must_play, "players": [2, 6]})
+    state = new_game(rules, players, seed=seed, first=seed % players)
+    seats = observers(state)
+    rng = random.Random(seed)
+    while state.status == "active":
+        for knowledge in seats:
+            check_world(state, knowledge, rng)
+        mover = state.turn
+        calls = [(other, entry) for other in range(players) if other != mover for entry in legal_actions(state, other)]
+        if calls and rng.random() < 0.5:
+            mover, action = rng.choice(calls)
+        else:
+            action = choose_bot_action(state, mover, rng.choice(["random", "basic"]), rng)
+        _, events = apply(state, mover, action)
+        for knowledge in seats:
+            knowledge.observe(redact_events(events, knowledge.seat))
+
+
+@SETTINGS
+@given(preset=st.sampled_from(["classic", "tavern", "house"]), seed=st.integers(0, 2**32 - 1),
+       players=st.integers(2, 4))
+def test_the_strong_bot_always_chooses_a_legal_action_and_replays_it(preset, seed, players):
+    rules = RuleSet.from_preset(preset)
+    state = new_game(rules, players, seed=seed)
+    seats = observers(state)
+    rng = random.Random(seed)
+    for _ in range(40):
+        if state.status != "active":
+            break
+        seat = state.turn
+        view = player_view(state, seat)
+        choice = strong_action(view, seats[seat], random.Random(seed), playouts=12)
+        assert choice == strong_action(view, seats[seat], random.Random(seed), playouts=12)
+        legal = legal_actions(state, seat)
+        assert any(_offers(entry, choice) for entry in legal), (choice, legal)
+        _, events = apply(state, seat, choice)
+        for knowledge in seats:
+            knowledge.observe(redact_events(events, knowledge.seat))
+        rng.random()
+
+
+def test_the_clock_it_is_given_ends_the_search():
+    rules = RuleSet.from_preset("tavern")
+    state = new_game(rules, 2, seed=3)
+    knowledge = observers(state)[state.turn]
+    ticks = iter(range(10**6))
+    stats: dict[str, int] = {}
+    strong_action(player_view(state, state.turn), knowledge, random.Random(1), playouts=10**6,
+                  clock=lambda: next(ticks), deadline=40, stats=stats)
+    assert 0 < stats["playouts"] <= 41 * CLOCK_EVERY + len(legal_actions(state, state.turn))
+
+
+def test_a_drawing_seat_under_must_play_is_dealt_no_card_that_fitted():
+    """Classic: seat 1 draws instead of playing on 9H, so it held no heart, no 9 and no jack."""
+    rules = RuleSet.from_preset("classic")
+    state = rig(rules, [["KH", "8C", "10C"], ["7C", "8S", "9C", "AS"]], "9H", ["QD", "KD", "AD", "7D"])
+    seats = observers(state)
+    for seat, action in ((0, {"type": "play", "cards": ["KH"]}), (1, {"type": "draw"})):
+        _, events = apply(state, seat, action)
+        for knowledge in seats:
+            knowledge.observe(redact_events(events, knowledge.seat))
+    rng = random.Random(5)
+    for _ in range(50):
+        world = seats[0].world(player_view(state, 0), rng)
+        assert len(world.hands[1]) == 5
+        assert not [card for card in world.hands[1] if card[-1] == "H" or card[0] in "KJ"], world.hands[1]
+
+
+def _offers(entry: dict[str, Any], action: dict[str, Any]) -> bool:
+    if entry.get("as"):
+        named = {joker: name[0] if isinstance(name, list) else name for joker, name in entry["as"].items()}
+        return {**entry, "as": named}.keys() == action.keys() and entry["cards"] == action["cards"]
+    return entry == action
