@@ -704,7 +704,8 @@ def _round_save(locked: LockedRound, batch: sql.WriteBatch, changed: list[str]) 
                         [game.table_id])
         batch.send()
         scoring_services.round_result_record(
-            game=game, seat_players={index: seat.player_id for index, seat in enumerate(locked.seats)})
+            game=game, seat_players={index: seat.player_id for index, seat in enumerate(locked.seats)},
+            bots={seat.player_id for seat in locked.seats if seat.player.is_bot})
     notifications = stream_services.move_notifications(game=game, seats=locked.seats, moves=locked.appended)
     batch.insert(notifications)
     channels.publish_on_commit(channels.game_topic(game.pk),
