@@ -218,13 +218,19 @@ def points_compare(want: list[tuple[int, int, str, int, float, float]]) -> list[
 def ratings_recompute(*, write: bool = True) -> list[str]:
     """Rebuild every rating and history point from the results ledger; return what differed before.
 
-    Holds the rating rows still (on PostgreSQL a lock on the two tables that lets readers through and
-    makes a finishing round wait) so no round is rated between the replay and the write.
+    On PostgreSQL a check (`write=False`) reads one snapshot (REPEATABLE READ: the ledger and the
+    ratings are written in one transaction, so the snapshot holds both or neither of a round) and blocks
+    nobody; a rebuild holds the rating tables still (a lock that lets readers through and makes a
+    finishing round wait) so that no round is rated between the replay and the write.
     """
+    snapshot = not write and not connection.in_atomic_block  # (inside a caller's transaction: theirs)
     with transaction.atomic():
         if connection.vendor == "postgresql":
             with connection.cursor() as cursor:
-                cursor.execute("LOCK TABLE scoring_rating, scoring_ratingpoint IN EXCLUSIVE MODE")
+                if write:
+                    cursor.execute("LOCK TABLE scoring_rating, scoring_ratingpoint IN EXCLUSIVE MODE")
+                elif snapshot:
+                    cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
         points: list[tuple[int, int, str, int, float, float]] = []
         replay = ratings_replay(points=points)
         problems = ratings_compare(replay) + points_compare(points)
