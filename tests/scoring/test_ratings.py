@@ -13,7 +13,14 @@ from scoring_helpers import client_for, finish_game, table_for
 
 from games.models import Move, Player
 from scoring.models import Rating, RatingPoint, RoundResult
-from scoring.ratings import INITIAL_MU, INITIAL_SIGMA, PROVISIONAL_ROUNDS, ratings_recompute
+from scoring.ratings import (
+    INITIAL_MU,
+    INITIAL_SIGMA,
+    MODEL,
+    PROVISIONAL_ROUNDS,
+    display_value,
+    ratings_recompute,
+)
 from scoring.services import round_result_record
 
 pytestmark = pytest.mark.django_db
@@ -252,3 +259,8 @@ def test_the_recompute_equals_the_ratings_kept_round_by_round(players, rounds):
     assert ratings_recompute() != [] or not kept
     assert sorted(Rating.objects.values_list("rules", "player_id", "mu", "sigma", "rating", "rounds")) == kept
     assert RoundResult.objects.filter(rated=True).count() == sum(not practice for *_, practice in rounds)
+
+
+@given(mu=st.floats(-100, 100), sigma=st.floats(0.001, 20))
+def test_the_displayed_value_is_openskills_ordinal(mu, sigma):
+    assert display_value(mu, sigma) == MODEL.rating(mu=mu, sigma=sigma).ordinal()
