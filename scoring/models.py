@@ -73,7 +73,7 @@ class RoundResult(models.Model):
     (it started before the limit was reached): it stays in the ledger but the frozen
     standings do not move. It is False for a `practice` round too (a chosen seed or setup):
     such a round is recorded and shown, marked, but never counts in standings, scoreboards'
-    totals, statistics or (later) ratings, which read `practice` to leave it out.
+    totals, statistics or ratings (`rated` is False for it).
     """
 
     game = models.OneToOneField("games.Game", on_delete=models.PROTECT, related_name="round_result")
