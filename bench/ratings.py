@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import itertools
 import json
 import os
 import random
@@ -62,53 +61,52 @@ def _figures(times: list[float]) -> dict[str, float]:
 
 
 class Loader:
-    """Rows of one model, written with COPY on PostgreSQL (bulk_create elsewhere). Every concrete
-    column is sent: those a row does not name get the field's default, as the ORM would."""
+    """Rows of one model as tuples of the named `columns` (attnames), written with COPY on PostgreSQL
+    (bulk_create elsewhere). The model's other columns get their field's default, as the ORM would
+    give them, so the loader keeps working when a migration adds a column with a default."""
 
-    def __init__(self, model: Any) -> None:
+    def __init__(self, model: Any, columns: list[str]) -> None:
         from django.db import connection
 
-        self.model = model
-        self.fields = list(model._meta.concrete_fields)
-        self.defaults = {f.attname: f.get_default() for f in self.fields}
-        self.connection = connection
+        self.model, self.columns, self.connection = model, columns, connection
+        others = [f for f in model._meta.concrete_fields if f.attname not in columns and not f.primary_key]
+        self.all_columns = columns + [f.attname for f in others]
+        self.db_columns = [model._meta.get_field(name).column if name != "id" else "id" for name in columns]
+        self.db_columns += [f.column for f in others]
+        self.tail = tuple(_copy_value(f, f.get_default()) for f in others)
+        #: JSON columns arrive encoded (as COPY takes them); bulk_create wants them decoded.
+        self.json_columns = [index for index, name in enumerate(self.all_columns)
+                             if model._meta.get_field(name).get_internal_type() == "JSONField"]
 
-    def _values(self, row: dict[str, Any]) -> list[Any]:
-        values = []
-        for field in self.fields:
-            value = row.get(field.attname, self.defaults[field.attname])
-            if field.get_internal_type() == "JSONField" and value is not None:
-                value = json.dumps(value)
-            values.append(value)
-        return values
-
-    def load(self, rows: Iterable[dict[str, Any]]) -> int:
-        """Write `rows`; the primary key is sent when the first row names it (else the database numbers them)."""
-        rows = iter(rows)
-        first = next(rows, None)
-        if first is None:
-            return 0
-        if "id" not in first:
-            self.fields = [f for f in self.fields if not f.primary_key]
-        rows = itertools.chain([first], rows)
+    def load(self, rows: Iterable[tuple[Any, ...]]) -> int:
         count = 0
         if self.connection.vendor != "postgresql":
             batch = []
             for row in rows:
-                batch.append(self.model(**row))
+                values = list(row + self.tail)
+                for index in self.json_columns:
+                    values[index] = json.loads(values[index]) if values[index] is not None else None
+                batch.append(self.model(**dict(zip(self.all_columns, values, strict=True))))
                 count += 1
                 if len(batch) == 5000:
                     self.model.objects.bulk_create(batch)
                     batch = []
             self.model.objects.bulk_create(batch)
             return count
-        columns = ", ".join(f'"{f.column}"' for f in self.fields)
+        columns = ", ".join(f'"{column}"' for column in self.db_columns)
+        tail = self.tail
         with self.connection.cursor() as cursor, cursor.cursor.copy(
                 f'COPY "{self.model._meta.db_table}" ({columns}) FROM STDIN') as copy:
             for row in rows:
-                copy.write_row(self._values(row))
+                copy.write_row(row + tail)
                 count += 1
         return count
+
+
+def _copy_value(field: Any, value: Any) -> Any:
+    if field.get_internal_type() == "JSONField" and value is not None:
+        return json.dumps(value)
+    return value
 
 
 def _sequences_reset(models: list[Any]) -> None:
@@ -147,12 +145,12 @@ def _populate(players: int, rounds: int, rng: random.Random) -> dict[str, Any]:
     now = timezone.now()
     options = RuleSet.from_preset("classic").to_json()
     bots = set(rng.sample(range(1, players + 1), players // 10))
-    Loader(Player).load({"id": pid, "name": f"Player {pid}", "is_bot": pid in bots,
-                         "bot_level": "basic" if pid in bots else "", "created_at": now}
-                        for pid in range(1, players + 1))
-    Loader(Table).load({"id": tid, "host_id": tid, "rules": "classic", "options": options, "max_players": 4,
-                        "status": "open", "rounds_started": rounds // TABLES + 1, "created_at": now}
-                       for tid in range(1, TABLES + 1))
+    Loader(Player, ["id", "name", "is_bot", "bot_level", "created_at"]).load(
+        (pid, f"Player {pid}", pid in bots, "basic" if pid in bots else "", now) for pid in range(1, players + 1))
+    table_columns = ["id", "host_id", "rules", "options", "max_players", "status", "rounds_started", "created_at"]
+    Loader(Table, table_columns).load(
+        (tid, (tid - 1) % players + 1, "classic", json.dumps(options), 4, "open", rounds // TABLES + 1, now)
+        for tid in range(1, TABLES + 1))
     user = User.objects.create_user(username="bench")
     Player.objects.filter(pk=1).update(user=user)
     _made, token = token_issue(user=user, name="bench", scopes=["read"], used=True)
@@ -177,45 +175,44 @@ def _populate(players: int, rounds: int, rng: random.Random) -> dict[str, Any]:
         starts.append(len(seat_players))
     rating_seconds = time.perf_counter() - started
 
-    def seats_of(number: int) -> range:
-        return range(starts[number - 1], starts[number])
-
     finished = [now - dt.timedelta(seconds=rounds - number) for number in range(rounds + 1)]
     started = time.perf_counter()
-    Loader(Game).load({"id": number, "table_id": number % TABLES + 1, "number": number // TABLES + 1,
-                       "rules": options, "seed": "0" * 64, "positions": list(range(len(seats_of(number)))),
-                       "state": {}, "version": 1, "status": "finished", "finished_at": finished[number],
-                       "created_at": now}
-                      for number in range(1, rounds + 1))
-    Loader(RoundResult).load({"id": number, "game_id": number, "table_id": number % TABLES + 1,
-                              "number": number // TABLES + 1, "rules": "classic", "scoring": "ranking",
-                              "reason": "mau_mau",
-                              "winner_id": next(seat_players[i] for i in seats_of(number) if seat_ranks[i] == 1),
-                              "multiplier": 1, "counted": True, "practice": False, "rated": True,
-                              "finished_at": finished[number]}
-                             for number in range(1, rounds + 1))
+    rules_json, state_json = json.dumps(options), "{}"
+    positions_json = {seats: json.dumps(list(range(seats))) for seats in range(2, 5)}
+    Loader(Game, ["id", "table_id", "number", "rules", "seed", "positions", "state", "version", "status",
+                  "finished_at", "created_at"]).load(
+        (number, number % TABLES + 1, number // TABLES + 1, rules_json, "0" * 64,
+         positions_json[starts[number] - starts[number - 1]], state_json, 1, "finished", finished[number], now)
+        for number in range(1, rounds + 1))
+    Loader(RoundResult, ["id", "game_id", "table_id", "number", "rules", "scoring", "reason", "winner_id", "multiplier",
+                         "counted", "practice", "rated", "finished_at"]).load(
+        (number, number, number % TABLES + 1, number // TABLES + 1, "classic", "ranking", "mau_mau",
+         next(seat_players[i] for i in range(starts[number - 1], starts[number]) if seat_ranks[i] == 1), 1, True,
+         False, True, finished[number])
+        for number in range(1, rounds + 1))
 
-    def lines() -> Iterator[dict[str, Any]]:
+    def lines() -> Iterator[tuple[Any, ...]]:
         for number in range(1, rounds + 1):
-            for seat, index in enumerate(seats_of(number)):
+            table_id, at = number % TABLES + 1, finished[number]
+            for seat, index in enumerate(range(starts[number - 1], starts[number])):
                 rank = seat_ranks[index]
-                yield {"round_id": number, "player_id": seat_players[index], "table_id": number % TABLES + 1,
-                       "rules": "classic", "seat": seat, "rank": rank, "cards_left": rank - 1,
-                       "raw_points": 3 * (rank - 1), "multiplier": 1, "points": 3 * (rank - 1), "won": rank == 1,
-                       "practice": False, "finished_at": finished[number]}
+                yield (number, seat_players[index], table_id, "classic", seat, rank, rank - 1, 3 * (rank - 1), 1,
+                       3 * (rank - 1), rank == 1, 0, False, at)
 
-    def points() -> Iterator[dict[str, Any]]:
+    def points() -> Iterator[tuple[Any, ...]]:
         for number in range(1, rounds + 1):
-            for index in seats_of(number):
+            for index in range(starts[number - 1], starts[number]):
                 mu, sigma = seat_mu[index], seat_sigma[index]
-                yield {"round_id": number, "player_id": seat_players[index], "rules": "classic",
-                       "rank": seat_ranks[index], "mu": mu, "sigma": sigma, "rating": display_value(mu, sigma)}
+                yield number, seat_players[index], "classic", seat_ranks[index], mu, sigma, display_value(mu, sigma)
 
-    result_lines = Loader(PlayerResult).load(lines())
-    history_points = Loader(RatingPoint).load(points())
-    Loader(Rating).load({"player_id": pid, "rules": "classic", "bot": pid in bots, "mu": mu, "sigma": sigma,
-                         "rating": display_value(mu, sigma), "rounds": count, "last_round_id": last}
-                        for pid, (mu, sigma, count, last) in state.items())
+    result_lines = Loader(PlayerResult, ["round_id", "player_id", "table_id", "rules", "seat", "rank", "cards_left",
+                                         "raw_points", "multiplier", "points", "won", "multiplier_bonus", "practice",
+                                         "finished_at"]).load(lines())
+    history_points = Loader(RatingPoint, ["round_id", "player_id", "rules", "rank", "mu", "sigma", "rating"]).load(
+        points())
+    Loader(Rating, ["player_id", "rules", "bot", "mu", "sigma", "rating", "rounds", "last_round_id"]).load(
+        (pid, "classic", pid in bots, mu, sigma, display_value(mu, sigma), count, last)
+        for pid, (mu, sigma, count, last) in state.items())
     _sequences_reset([Player, Table, Game, RoundResult, PlayerResult, RatingPoint, Rating])
     from django.db import connection
 
