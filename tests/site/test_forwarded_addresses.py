@@ -26,8 +26,10 @@ def test_a_forged_forwarded_for_does_not_escape_the_sign_up_limit() -> None:
     assert codes == [201, 201, 429, 429]
 
 
-@override_settings(MAUMAU_SIGNUP_RATE="2/min")
 def test_behind_one_trusted_proxy_the_address_it_saw_is_the_client(settings) -> None:  # type: ignore[no-untyped-def]
+    # One way of overriding per test: pytest-django's fixture restores what it saw on entry, and inside
+    # an @override_settings that was the override, which it then left in place for every later test.
+    settings.MAUMAU_SIGNUP_RATE = "2/min"
     settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "NUM_PROXIES": 1}
     client = APIClient()
     # The proxy appends the address it saw; what the client wrote before it is not believed.
