@@ -29,7 +29,7 @@ deliveries to settle, stops everything and asserts:
 3. every passed deadline resolved exactly once, none early, none missing (a replay of the ledger
    with the deadlines set as the service sets them);
 4. every webhook delivery delivered or failed, none stuck; every delivered one reached the receiver;
-5. ``manage.py verify_ledger`` (live and at the end) and ``manage.py verify_standings`` pass.
+5. ``manage.py verify_ledger`` (live and at the end), ``verify_standings`` and ``verify_ratings`` pass.
 
 It prints the counts as JSON and exits 1 if any assertion fails (the problems are listed).
 ``--faults`` names the faults to bring; ``--faults ""`` is a control run, which must pass.
@@ -76,7 +76,7 @@ from bench.drill_checks import (
 from games import engine
 
 SETTINGS = "bench.drill_settings"
-VERIFY = ("verify_ledger", "verify_standings")
+VERIFY = ("verify_ledger", "verify_standings", "verify_ratings")
 RULES = ["classic", "tavern", "house"]
 POLICIES = ["autoplay", "penalty", "skip"]
 

@@ -787,7 +787,8 @@ def _round_save(locked: LockedRound, batch: sql.WriteBatch, changed: list[str]) 
         batch.send()
         if (game.result or {}).get("reason") != "aborted":  # an aborted round never counts, not even as played
             scoring_services.round_result_record(
-                game=game, seat_players={index: seat.player_id for index, seat in enumerate(locked.seats)})
+                game=game, seat_players={index: seat.player_id for index, seat in enumerate(locked.seats)},
+                bots={seat.player_id for seat in locked.seats if seat.player.is_bot}, batch=batch)
     notifications = stream_services.move_notifications(game=game, seats=locked.seats, moves=locked.appended)
     batch.insert(notifications)
     channels.publish_on_commit(channels.game_topic(game.pk),

@@ -15,12 +15,15 @@ from maumau.params import query_bool, query_int
 from maumau.schema import errors, query_number
 from maumau.strict import validated
 from scoring import selectors, services
+from scoring.ratings import PROVISIONAL_ROUNDS
 from scoring.serializers import (
     HistoryLine,
     HistoryOutput,
+    LeaderboardOutput,
     LeagueCreateInput,
     LeagueOutput,
     LeagueResignInput,
+    PlayerRatingsOutput,
     ScoreboardOutput,
     StandingsOutput,
     StatsOutput,
@@ -28,6 +31,8 @@ from scoring.serializers import (
 )
 
 HISTORY_PAGE_MAX = 200
+LEADERBOARD_PAGE_MAX = 200
+RATING_HISTORY_MAX = 1000
 
 
 def _player_or_404(player_id: int) -> Any:
@@ -196,3 +201,57 @@ class MeHistoryApi(PlayerHistoryApi):
     )
     def get(self, request: Request, player_id: int | None = None) -> Response:
         return super().get(request)
+
+
+class LeaderboardApi(APIView):
+    @extend_schema(
+        operation_id="ratings_leaderboard",
+        summary="The rule set's rating leaderboard, best first",
+        description=(
+            "Every rated player under the rule set, by the conservative value `rating` = mu - 3 sigma "
+            "(OpenSkill's Plackett-Luce model), then player id. Bots are rated too and shown as bots; "
+            f"`people_only=true` leaves them out. A rating is provisional below {PROVISIONAL_ROUNDS} rated "
+            "rounds. Pages are read by cursor: pass a page's `next` as `after` (with the same `people_only`); "
+            "`position` counts from the top of the listing."
+        ),
+        parameters=[
+            OpenApiParameter("rules", str, OpenApiParameter.PATH, enum=list(selectors.RATING_RULES)),
+            OpenApiParameter("people_only", bool, description="Leave bots out (`true` or `false`)."),
+            query_number("limit", "Page size (default 50).", minimum=1, maximum=LEADERBOARD_PAGE_MAX),
+            OpenApiParameter("after", {"type": "string", "pattern": "^[A-Za-z0-9_-]{28}$"},
+                             description="The `next` of the previous page."),
+        ],
+        responses={200: LeaderboardOutput, **errors(400, 401, 404)},
+        tags=["ratings"],
+    )
+    def get(self, request: Request, rules: str) -> Response:
+        if rules not in selectors.RATING_RULES:
+            raise NotFoundError()
+        people_only = query_bool(request.query_params.get("people_only"), "people_only")
+        limit = query_int(request.query_params.get("limit"), "limit", 50, minimum=1, maximum=LEADERBOARD_PAGE_MAX)
+        cursor = request.query_params.get("after")
+        after = None
+        if cursor is not None:
+            after = selectors.leaderboard_cursor_read(cursor, rules=rules, people_only=people_only)
+        page, following = selectors.leaderboard(rules=rules, people_only=people_only, limit=limit, after=after)
+        return Response({"rules": rules, "people_only": people_only, "results": page, "next": following})
+
+
+class PlayerRatingsApi(APIView):
+    @extend_schema(
+        operation_id="players_ratings",
+        summary="A player's rating under each rule set, with its history",
+        description=(
+            "Per rule set: the rating (mu - 3 sigma), mu, sigma, rated rounds, whether it is provisional, "
+            "and the newest `history` points (one per rated round), oldest first."
+        ),
+        parameters=[
+            query_number("history", "Points per rule set (default 100).", maximum=RATING_HISTORY_MAX),
+        ],
+        responses={200: PlayerRatingsOutput, **errors(400, 401, 404)},
+        tags=["players"],
+    )
+    def get(self, request: Request, player_id: int) -> Response:
+        player = _player_or_404(player_id)
+        history = query_int(request.query_params.get("history"), "history", 100, maximum=RATING_HISTORY_MAX)
+        return Response(selectors.player_ratings(player=player, history=history))

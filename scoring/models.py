@@ -1,4 +1,4 @@
-"""Results ledger and league standings.
+"""Results ledger, league standings and ratings.
 
 `RoundResult` + `PlayerResult` are the ledger: written once per finished round, in the
 transaction of the last move, never updated. `Standing` is a materialized sum of the ledger
@@ -6,6 +6,10 @@ per (league, player), kept in step by `scoring.services.round_result_record` so 
 standings read is one query; `standings_recompute` rebuilds it from the ledger and
 `verify_standings` proves that the two agree. `LeagueResignation` is the ledger's third kind of
 row: a player leaving a league, in order with the rounds.
+
+`Rating` (one per player and rule set) and `RatingPoint` (one per player and rated round) are
+derived from the ledger the same way: `scoring.ratings` rates a round in the transaction that records
+it, `ratings_recompute` replays every rated round in ledger order and `verify_ratings` compares.
 
 Migrations: 0001 holds `League` without any reference to `games` (games 0001 points at it
 through `Table.league`); everything that references `games` comes in 0002+.
@@ -70,7 +74,7 @@ class RoundResult(models.Model):
     (it started before the limit was reached): it stays in the ledger but the frozen
     standings do not move. It is False for a `practice` round too (a chosen seed or setup):
     such a round is recorded and shown, marked, but never counts in standings, scoreboards'
-    totals, statistics or (later) ratings, which read `practice` to leave it out.
+    totals, statistics or ratings (`rated` is False for it).
     """
 
     game = models.OneToOneField("games.Game", on_delete=models.PROTECT, related_name="round_result")
@@ -86,6 +90,9 @@ class RoundResult(models.Model):
     multiplier = models.PositiveIntegerField(default=1)
     counted = models.BooleanField(default=True)
     practice = models.BooleanField(default=False)
+    #: Whether the round moved ratings: decided once when it was recorded (not practice, and no bot
+    #: played most of a person's turns: see `scoring.ratings.round_is_rated`); the recompute replays these.
+    rated = models.BooleanField(default=False)
     finished_at = models.DateTimeField()
 
     class Meta:
@@ -181,3 +188,50 @@ class LeagueResignation(models.Model):
 
     def __str__(self) -> str:
         return f"player {self.player_id} resigned league {self.league_id} after round {self.after_round_id}"
+
+
+class Rating(models.Model):
+    """A player's skill under one rule set: OpenSkill's Plackett-Luce `mu` and `sigma` after their
+    `rounds` rated rounds, and the displayed conservative value `rating` = mu - 3 sigma (OpenSkill's
+    ordinal), stored so that the leaderboard reads it from an index. `bot` repeats the player's mark
+    (it never changes) so the people-only leaderboard has an index of its own."""
+
+    player = models.ForeignKey("games.Player", on_delete=models.PROTECT, related_name="ratings")
+    rules = models.CharField(max_length=16, choices=RULE_SET_CHOICES)
+    bot = models.BooleanField(default=False)
+    mu = models.FloatField()
+    sigma = models.FloatField()
+    rating = models.FloatField()
+    rounds = models.PositiveIntegerField(default=0)
+    #: The last round that moved it (its ledger id): the history's newest point.
+    last_round = models.ForeignKey(RoundResult, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["rules", "player"], name="scoring_rating_rules_player")]
+        indexes = [
+            models.Index(fields=["rules", "-rating", "player"], name="scoring_rating_board"),
+            models.Index(fields=["rules", "-rating", "player"], name="scoring_rating_board_people",
+                         condition=models.Q(bot=False)),
+        ]
+
+    def __str__(self) -> str:
+        return f"player {self.player_id} {self.rules}: {self.rating:.2f} ({self.rounds} rounds)"
+
+
+class RatingPoint(models.Model):
+    """One player's rating after one rated round: the history, one point per rated round."""
+
+    round = models.ForeignKey(RoundResult, on_delete=models.CASCADE, related_name="rating_points")
+    player = models.ForeignKey("games.Player", on_delete=models.PROTECT, related_name="rating_points")
+    rules = models.CharField(max_length=16, choices=RULE_SET_CHOICES)
+    rank = models.PositiveSmallIntegerField()
+    mu = models.FloatField()
+    sigma = models.FloatField()
+    rating = models.FloatField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["round", "player"], name="scoring_ratingpoint_round_player")]
+        indexes = [models.Index(fields=["player", "rules", "-round"], name="scoring_ratingpoint_history")]
+
+    def __str__(self) -> str:
+        return f"player {self.player_id} after round {self.round_id}: {self.rating:.2f}"

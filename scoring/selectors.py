@@ -1,4 +1,5 @@
-"""Read paths for results: league standings, table scoreboards, player statistics and history.
+"""Read paths for results: league standings, table scoreboards, player statistics and history,
+the rating leaderboards and a player's ratings.
 
 Order ("best first") follows the rule set's scoring:
 - `points` (house): fewest points first, the league's loser last;
@@ -13,13 +14,19 @@ apart as `practice_rounds`; they never count in a scoreboard's or a player's tot
 
 from __future__ import annotations
 
+import base64
+import binascii
+import math
+import struct
 from collections.abc import Iterable
 from typing import Any
 
-from django.db.models import Count, Q, QuerySet, Sum
+from django.db.models import Count, F, OuterRef, Q, QuerySet, Subquery, Sum, Window
+from django.db.models.functions import RowNumber
 
-from maumau.errors import NotFoundError
-from scoring.models import League, PlayerResult, RoundResult, Standing
+from maumau.errors import NotFoundError, ValidationFailed
+from scoring.models import League, PlayerResult, Rating, RatingPoint, RoundResult, Standing
+from scoring.ratings import INITIAL_MU, INITIAL_RATING, INITIAL_SIGMA, PROVISIONAL_ROUNDS
 
 ORDER_BY = {
     "points": ("points",),
@@ -74,11 +81,14 @@ def league_standings(*, league: League) -> list[dict[str, Any]]:
     scoring = league.scoring
     limit = league.league_limit
     order = _order(scoring)
+    member_rating = Rating.objects.filter(player_id=OuterRef("player_id"), rules=league.rules)
     rows = (
         Standing.objects.filter(league_id=league.pk)
+        .annotate(rating=Subquery(member_rating.values("rating")[:1]),
+                  rated_rounds=Subquery(member_rating.values("rounds")[:1]))
         .order_by(*order, "player__name", "player_id")
         .values_list("player_id", "player__name", "player__is_bot", "rounds", "wins", "points", "multiplier_bonus",
-                     "resigned")
+                     "resigned", "rating", "rated_rounds")
     )
     lines = [
         {
@@ -90,8 +100,10 @@ def league_standings(*, league: League) -> list[dict[str, Any]]:
             "reached_limit": bool(limit) and points >= limit,
             "lost": player_id == league.loser_id,
             "resigned": resigned,
+            "rating": rating,
+            "rating_provisional": (rated_rounds or 0) < PROVISIONAL_ROUNDS,
         }
-        for player_id, name, is_bot, rounds, wins, points, bonus, resigned in rows
+        for player_id, name, is_bot, rounds, wins, points, bonus, resigned, rating, rated_rounds in rows
     ]
     # The loser has the most points of the round that ended the league, but say so explicitly; who
     # resigned comes after everyone still in (a resigner who lost a house league is both).
@@ -196,3 +208,97 @@ def player_stats(*, player: Any) -> dict[str, Any]:
 def player_history(*, player: Any) -> QuerySet[PlayerResult]:
     """The player's finished rounds, newest first."""
     return PlayerResult.objects.filter(player_id=player.pk).select_related("round").order_by("-finished_at", "-id")
+
+
+# --- ratings -----------------------------------------------------------------------------------------
+
+RATING_RULES = ("classic", "tavern", "house")
+#: A leaderboard cursor: the last row's rating (a double), player id and position, and which listing
+#: it belongs to (rule set and people-only), packed and base64url-encoded: 28 characters.
+_CURSOR = struct.Struct(">dQIB")
+
+
+def _listing(rules: str, people_only: bool) -> int:
+    return RATING_RULES.index(rules) * 2 + int(people_only)
+
+
+def leaderboard_cursor(*, rules: str, people_only: bool, rating: float, player_id: int, position: int) -> str:
+    packed = _CURSOR.pack(rating, player_id, position, _listing(rules, people_only))
+    return base64.urlsafe_b64encode(packed).decode()
+
+
+def leaderboard_cursor_read(cursor: str, *, rules: str, people_only: bool) -> tuple[float, int, int]:
+    """(rating, player id, position) of the row a page ends with; 400 for a cursor this listing did not give."""
+    try:
+        rating, player_id, position, listing = _CURSOR.unpack(base64.urlsafe_b64decode(cursor.encode("ascii")))
+    except (ValueError, UnicodeEncodeError, struct.error, binascii.Error):
+        listing, rating = -1, math.nan
+    if listing != _listing(rules, people_only) or not math.isfinite(rating) or player_id >= 2**63:
+        raise ValidationFailed(details={"field": "after", "reason": "a cursor from this leaderboard's `next`"})
+    return rating, player_id, position
+
+
+def leaderboard(*, rules: str, people_only: bool, limit: int, after: tuple[float, int, int] | None
+                ) -> tuple[list[dict[str, Any]], str | None]:
+    """One page of the rule set's leaderboard, best first (the conservative value, then player id),
+    and the cursor of the next page. Keyset pagination: a page is one index range scan wherever it
+    starts (no OFFSET to skip, no COUNT over the board); each row's position is carried by the cursor."""
+    rows = Rating.objects.filter(rules=rules)
+    if people_only:
+        rows = rows.filter(bot=False)
+    position = 0
+    if after is not None:
+        rating, player_id, position = after
+        # rating <= the cursor's is the index range; the OR only drops the equal ratings already shown.
+        rows = rows.filter(Q(rating__lt=rating) | Q(rating=rating, player_id__gt=player_id), rating__lte=rating)
+    found = list(
+        rows.order_by("-rating", "player_id").values_list(
+            "player_id", "player__name", "bot", "rating", "mu", "sigma", "rounds")[: limit + 1]
+    )
+    page = [
+        {
+            "position": position + index,
+            "player": _player(player_id, name, bot),
+            "rating": rating,
+            "mu": mu,
+            "sigma": sigma,
+            "rounds": rounds,
+            "provisional": rounds < PROVISIONAL_ROUNDS,
+        }
+        for index, (player_id, name, bot, rating, mu, sigma, rounds) in enumerate(found[:limit], start=1)
+    ]
+    following = None
+    if len(found) > limit and page:
+        last = page[-1]
+        following = leaderboard_cursor(rules=rules, people_only=people_only, rating=last["rating"],
+                                       player_id=last["player"]["id"], position=last["position"])
+    return page, following
+
+
+def player_ratings(*, player: Any, history: int) -> dict[str, Any]:
+    """A player's rating under each rule set (the initial one where they have no rated round), each
+    with its `history` newest points, oldest first: two queries."""
+    stored = {rating.rules: rating for rating in Rating.objects.filter(player_id=player.pk)}
+    points: dict[str, list[dict[str, Any]]] = {rules: [] for rules in RATING_RULES}
+    if stored and history:
+        newest = Window(RowNumber(), partition_by=[F("rules")], order_by=F("round_id").desc())
+        rows = (
+            RatingPoint.objects.filter(player_id=player.pk)
+            .annotate(newest=newest)
+            .filter(newest__lte=history)
+            .order_by("rules", "round_id")
+            .values_list("rules", "round__game_id", "round__finished_at", "rank", "mu", "sigma", "rating")
+        )
+        for rules, game_id, finished_at, rank, mu, sigma, rating in rows:
+            points[rules].append({"game": game_id, "finished_at": finished_at, "rank": rank, "rating": rating,
+                                  "mu": mu, "sigma": sigma})
+
+    def of(rules: str) -> dict[str, Any]:
+        rating = stored.get(rules)
+        mu, sigma, rounds = (rating.mu, rating.sigma, rating.rounds) if rating else (INITIAL_MU, INITIAL_SIGMA, 0)
+        return {"rating": rating.rating if rating else INITIAL_RATING, "mu": mu, "sigma": sigma, "rounds": rounds,
+                "provisional": rounds < PROVISIONAL_ROUNDS, "history": points[rules]}
+
+    return {"player": _player(player.pk, player.name, player.is_bot),
+            "provisional_rounds": PROVISIONAL_ROUNDS,
+            "ratings": {rules: of(rules) for rules in RATING_RULES}}

@@ -84,6 +84,9 @@ class StandingLine(serializers.Serializer):
                                               "a league with a limit.")
     resigned = serializers.BooleanField(help_text="This player resigned the league: ranked last; without a limit, "
                                                   "none of their later rounds counts in it.")
+    rating = serializers.FloatField(allow_null=True, help_text="The member's rating under the league's rules "
+                                                             "(mu - 3 sigma); null before a rated round.")
+    rating_provisional = serializers.BooleanField(help_text="The rating rests on fewer than 10 rated rounds.")
 
 
 class StandingsOutput(serializers.Serializer):
@@ -139,6 +142,7 @@ class HistoryLine(serializers.Serializer):
     rules = serializers.ChoiceField(choices=RULE_SETS)
     reason = serializers.ChoiceField(choices=["mau_mau", "stalemate", "max_turns", "resigned"],
                                      source="round.reason")
+    rated = serializers.BooleanField(source="round.rated", help_text="Whether the round moved ratings.")
     seat = serializers.IntegerField()
     rank = serializers.IntegerField()
     cards_left = serializers.IntegerField()
@@ -153,3 +157,50 @@ class HistoryLine(serializers.Serializer):
 class HistoryOutput(serializers.Serializer):
     count = serializers.IntegerField()
     results = HistoryLine(many=True)
+
+
+class LeaderboardLine(serializers.Serializer):
+    position = serializers.IntegerField(help_text="1 = best, counted in this listing (people only or everyone).")
+    player = PlayerRef()
+    rating = serializers.FloatField(help_text="The conservative value mu - 3 sigma: ranked and shown by it.")
+    mu = serializers.FloatField(help_text="Estimated skill (OpenSkill Plackett-Luce; starts at 25).")
+    sigma = serializers.FloatField(help_text="Uncertainty of mu (starts at 25/3, falls with rated rounds).")
+    rounds = serializers.IntegerField(help_text="Rated rounds under this rule set.")
+    provisional = serializers.BooleanField(help_text="Fewer rated rounds than `provisional_rounds` (10).")
+
+
+class LeaderboardOutput(serializers.Serializer):
+    rules = serializers.ChoiceField(choices=RULE_SETS)
+    people_only = serializers.BooleanField()
+    results = LeaderboardLine(many=True)
+    next = serializers.CharField(allow_null=True, help_text="Pass as `after` for the next page; null on the last.")
+
+
+class RatingPointOutput(serializers.Serializer):
+    game = serializers.IntegerField(help_text="The rated round.")
+    finished_at = serializers.DateTimeField()
+    rank = serializers.IntegerField(help_text="The player's rank in that round (ties share one).")
+    rating = serializers.FloatField(help_text="mu - 3 sigma after the round.")
+    mu = serializers.FloatField()
+    sigma = serializers.FloatField()
+
+
+class RuleSetRating(serializers.Serializer):
+    rating = serializers.FloatField(help_text="mu - 3 sigma (0 before any rated round).")
+    mu = serializers.FloatField()
+    sigma = serializers.FloatField()
+    rounds = serializers.IntegerField()
+    provisional = serializers.BooleanField()
+    history = RatingPointOutput(many=True, help_text="The newest points (one per rated round), oldest first.")
+
+
+class RatingsByRules(serializers.Serializer):
+    classic = RuleSetRating()
+    tavern = RuleSetRating()
+    house = RuleSetRating()
+
+
+class PlayerRatingsOutput(serializers.Serializer):
+    player = PlayerRef()
+    provisional_rounds = serializers.IntegerField(help_text="A rating is provisional below this many rated rounds.")
+    ratings = RatingsByRules()

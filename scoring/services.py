@@ -24,9 +24,11 @@ from django.db.models import F
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from games.models import Seat
+from games import sql
+from games.models import Player, Seat
 from games.rule_sets import rule_set_from
 from maumau.errors import DomainError, NotFoundError, PermissionDeniedError
+from scoring import ratings
 from scoring.models import League, LeagueResignation, PlayerResult, RoundResult, Standing
 from streams import services as stream_services
 
@@ -69,11 +71,14 @@ def limit_loser(limit: int, crossing: Iterable[tuple[int, int, int, int, int]]) 
 
 
 @transaction.atomic(savepoint=False)
-def round_result_record(*, game: Any, seat_players: dict[int, int] | None = None) -> RoundResult:
-    """Write a finished round's result to the ledger once, and count it in its league.
+def round_result_record(*, game: Any, seat_players: dict[int, int] | None = None, bots: set[int] | None = None,
+                        batch: sql.WriteBatch | None = None) -> RoundResult:
+    """Write a finished round's result to the ledger once, count it in its league, and rate it.
 
     Called by `games.services.move_submit` inside the transaction of the last move, with the
-    round's players by game seat (`seat_players`; read from the table's seats when not given).
+    round's players by game seat (`seat_players`; read from the table's seats when not given) and
+    which of them are bots (`bots`; read from the players when not given). The rating writes go into
+    the move's `batch` (sent by the caller before it commits), or are sent here without one.
     A second call for the same game returns the row already written (unique per game). No
     savepoint of its own: a failure here fails the whole move, as it must.
 
@@ -102,6 +107,12 @@ def round_result_record(*, game: Any, seat_players: dict[int, int] | None = None
     finished_at = game.finished_at or timezone.now()
     practice = bool(game.practice)
     counted = not practice and (league is None or league.status == League.STATUS_ACTIVE)
+    if bots is None:
+        bots = set(Player.objects.filter(pk__in=seat_players.values(), is_bot=True).values_list("pk", flat=True))
+    # Locked before the ledger row takes its id: rounds that share a player are rated in id order.
+    locked_ratings = ratings.ratings_locked(game=game, practice=practice, rules=rules_name,
+                                            seat_players=seat_players, bots=bots)
+    rated = bool(locked_ratings)
 
     round_result = RoundResult(
         game=game,
@@ -115,12 +126,18 @@ def round_result_record(*, game: Any, seat_players: dict[int, int] | None = None
         multiplier=round_multiplier,
         counted=counted,
         practice=practice,
+        rated=rated,
         finished_at=finished_at,
     )
     round_result.save()
     lines = player_results(round_result=round_result, result=result, seat_players=seat_players,
                            table_id=table.pk, league=league, rules=rules_name, finished_at=finished_at)
     PlayerResult.objects.bulk_create(lines)
+    if rated:
+        writes = batch or sql.WriteBatch()
+        ratings.round_rate(round_result=round_result, lines=lines, ratings=locked_ratings, batch=writes)
+        if batch is None:
+            writes.send()
     if league is not None and counted:
         _standings_count(league=league, lines=lines)
     return round_result

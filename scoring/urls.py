@@ -1,4 +1,4 @@
-"""Routes of /api/v1/ for leagues, standings, table scoreboards and player statistics."""
+"""Routes of /api/v1/ for leagues, standings, table scoreboards, player statistics and ratings."""
 
 from django.urls import path
 
@@ -13,6 +13,8 @@ urlpatterns = [
     path("tables/<id:table_id>/scoreboard", apis.TableScoreboardApi.as_view(), name="table-scoreboard"),
     path("players/<id:player_id>/stats", apis.PlayerStatsApi.as_view(), name="player-stats"),
     path("players/<id:player_id>/history", apis.PlayerHistoryApi.as_view(), name="player-history"),
+    path("players/<id:player_id>/ratings", apis.PlayerRatingsApi.as_view(), name="player-ratings"),
+    path("ratings/<str:rules>", apis.LeaderboardApi.as_view(), name="ratings-leaderboard"),
     path("me/stats", apis.MeStatsApi.as_view(), name="me-stats"),
     path("me/history", apis.MeHistoryApi.as_view(), name="me-history"),
 ]

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from django.db import connection, transaction
-from scoring_helpers import deal_fixed, finish_game, points_result, scored, table_for
+from scoring_helpers import deal_fixed, finish_game, points_result, run_together, scored, table_for
 
 from games import services as games_services
 from games.engine import build_deck, legal_actions
@@ -29,27 +29,6 @@ pytestmark = [
     ),
     pytest.mark.django_db(transaction=True),
 ]
-
-
-def run_together(moves: list[Callable[[threading.Barrier], object]]) -> list[BaseException]:
-    """Run each move in its own thread (own connection); each waits at the shared barrier."""
-    barrier = threading.Barrier(len(moves))
-    errors: list[BaseException] = []
-
-    def run(move: Callable[[threading.Barrier], object]) -> None:
-        try:
-            move(barrier)
-        except BaseException as error:  # noqa: BLE001 - reported to the test thread
-            errors.append(error)
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=run, args=(move,)) for move in moves]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
-    return errors
 
 
 def recorded_under_game_lock(game_id: int) -> Callable[[threading.Barrier], object]:
