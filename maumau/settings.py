@@ -48,6 +48,7 @@ INSTALLED_APPS = [
     "games",
     "scoring",
     "streams",
+    "client",
 ]
 
 MIDDLEWARE = [

@@ -1,0 +1,334 @@
+// The client's shell: the router (#/lobby, #/table/1, #/game/1, #/league/1, #/ratings), sign-up and
+// log-in, the lobby, a table with its scoreboard, league standings. The game screen is game.js.
+
+import { ApiError, get, openStream, post, setLanguage, setToken, token } from "./api.js";
+import { lang, setLang, t } from "./i18n.js";
+import { attempt, field, fill, h, section, toast } from "./ui.js";
+import { gameScreen } from "./game.js";
+
+const main = document.getElementById("main");
+let cleanup = () => {};
+let me = null;
+let notices = null;
+const noticeListeners = new Set();
+
+export function go(hash) {
+  if (location.hash === hash) route();
+  else location.hash = hash;
+}
+
+export function onNotice(listener) {
+  noticeListeners.add(listener);
+  return () => noticeListeners.delete(listener);
+}
+
+// The caller's notifications (your turn, round started, player joined ...) over one stream.
+function listen() {
+  if (notices || !token()) return;
+  notices = openStream("me/stream", {
+    onEvent: (kind, data) => { for (const listener of [...noticeListeners]) listener(kind, data); },
+  });
+}
+
+function stopListening() {
+  if (notices) notices.close();
+  notices = null;
+}
+
+async function whoAmI() {
+  if (!token()) return null;
+  try {
+    me = await get("me");
+  } catch (exc) {
+    if (exc instanceof ApiError && exc.status === 401) { setToken(null); me = null; } else throw exc;
+  }
+  return me;
+}
+
+export function currentPlayer() { return me; }
+
+function renderNav() {
+  const nav = document.getElementById("nav");
+  fill(nav);
+  if (!me) return;
+  nav.append(
+    h("a", { href: "#/lobby" }, t("nav.lobby")),
+    h("a", { href: "#/ratings" }, t("nav.ratings")),
+    h("span", { class: "who" }, me.name),
+    h("button", { class: "link", type: "button", onclick: logout }, t("nav.logout")),
+  );
+}
+
+async function logout() {
+  await attempt(() => post("auth/logout", undefined).catch((exc) => { if (exc.status !== 401) throw exc; }));
+  setToken(null);
+  me = null;
+  stopListening();
+  go("#/");
+}
+
+async function signedIn(newToken) {
+  setToken(newToken);
+  await whoAmI();
+  listen();
+  go("#/lobby");
+}
+
+// --- sign up / log in --------------------------------------------------------------------------
+
+function authScreen() {
+  const guestName = h("input", { name: "name", required: true, maxlength: 40, autocomplete: "nickname" });
+  const guest = h("form", { class: "stack", onsubmit: (event) => {
+    event.preventDefault();
+    attempt(async () => signedIn((await post("players", { name: guestName.value.trim() })).token));
+  } }, field(t("auth.name"), guestName), h("button", { class: "primary" }, t("auth.guest.go")));
+
+  const account = (login) => {
+    const username = h("input", { name: "username", required: true, autocomplete: "username" });
+    const password = h("input", { name: "password", type: "password", required: true,
+      autocomplete: login ? "current-password" : "new-password" });
+    return h("form", { class: "stack", onsubmit: (event) => {
+      event.preventDefault();
+      attempt(async () => {
+        const body = { username: username.value.trim(), password: password.value, device: t("auth.device") };
+        const answer = await post(login ? "auth/login" : "accounts", body);
+        await signedIn(answer.token);
+      });
+    } }, field(t("auth.username"), username), field(t("auth.password"), password),
+    h("button", {}, login ? t("auth.login.go") : t("auth.signup.go")));
+  };
+
+  fill(main, h("h1", {}, t("auth.title")), h("div", { class: "columns" },
+    section(t("auth.guest"), guest), section(t("auth.login"), account(true)), section(t("auth.signup"), account(false))));
+  guestName.focus();
+  return () => {};
+}
+
+// --- lobby -------------------------------------------------------------------------------------
+
+const RULES = ["classic", "tavern", "house"];
+
+function tableLine(table, ...actions) {
+  const names = (table.seats || []).map((seat) => seat.player.name).join(", ");
+  return h("li", { class: "row" },
+    h("span", { class: "grow" }, h("strong", {}, t(`rules.${table.rules}`)), ` · ${t("table.title", { id: table.id })}`,
+      names ? h("span", { class: "muted" }, ` · ${names}`) : null),
+    ...actions);
+}
+
+async function myGames() {
+  const tables = (me && me.tables) || [];
+  const running = tables.filter((table) => table.current_game);
+  const views = await Promise.all(running.slice(0, 20).map((table) =>
+    get(`games/${table.current_game}`).catch(() => null)));
+  const games = views.map((view, index) => ({ table: running[index], view }))
+    .filter(({ view }) => view && view.status === "active");
+  const mine = ({ view }) => view.seat !== null && view.seat !== undefined && view.turn === view.seat;
+  games.sort((a, b) => Number(mine(b)) - Number(mine(a)));
+  return { games, waiting: tables.filter((table) => !table.current_game || !games.some((g) => g.table.id === table.id)) };
+}
+
+function lobbyScreen() {
+  let alive = true;
+  const mineList = h("ul", { class: "list", id: "my-games" });
+  const openList = h("ul", { class: "list", id: "open-tables" });
+
+  async function refresh() {
+    await whoAmI();
+    renderNav();
+    const [{ games, waiting }, open] = await Promise.all([myGames(), get("tables?status=open")]);
+    if (!alive) return;
+    fill(mineList,
+      ...games.map(({ table, view }) => {
+        const yours = view.turn === view.seat;
+        return h("li", { class: `row${yours ? " yours" : ""}` },
+          h("span", { class: "grow" }, h("strong", {}, t(`rules.${table.rules}`)), ` · ${t("table.title", { id: table.id })}`),
+          h("span", { class: yours ? "badge turn" : "badge" }, yours ? t("lobby.yourturn") : t("lobby.waiting")),
+          h("a", { class: "button", href: `#/game/${view.id}` }, t("table.game")));
+      }),
+      ...waiting.filter((table) => table.status !== "closed").map((table) =>
+        tableLine(table, h("a", { class: "button", href: `#/table/${table.id}` }, t("lobby.open_table")))),
+    );
+    if (!mineList.children.length) mineList.append(h("li", { class: "muted" }, t("lobby.none")));
+    const seated = new Set(((me && me.tables) || []).map((table) => table.id));
+    fill(openList, ...open.filter((table) => !seated.has(table.id)).map((table) => tableLine(table,
+      h("button", { type: "button", onclick: () => attempt(async () => {
+        await post(`tables/${table.id}/join`, {});
+        go(`#/table/${table.id}`);
+      }) }, t("lobby.join")))));
+    if (!openList.children.length) openList.append(h("li", { class: "muted" }, t("lobby.noopen")));
+  }
+
+  const rules = h("select", { name: "rules" }, RULES.map((name) => h("option", { value: name }, t(`rules.${name}`))));
+  const seats = h("input", { name: "max_players", type: "number", min: 2, max: 8, value: 4, required: true });
+  const turn = h("input", { name: "turn_seconds", type: "number", min: 0, max: 2592000, placeholder: "—" });
+  const create = h("form", { class: "stack", id: "create-table", onsubmit: (event) => {
+    event.preventDefault();
+    attempt(async () => {
+      const body = { rules: rules.value, max_players: Number(seats.value) };
+      if (turn.value !== "") body.options = { turn_seconds: Number(turn.value) };
+      const table = await post("tables", body);
+      go(`#/table/${table.id}`);
+    });
+  } }, field(t("lobby.rules"), rules), field(t("lobby.players"), seats), field(t("lobby.turn"), turn),
+  h("button", { class: "primary" }, t("lobby.create.go")));
+
+  fill(main, h("h1", { class: "sr-only" }, t("nav.lobby")), h("div", { class: "columns" },
+    section(t("lobby.mine"), mineList), section(t("lobby.open"), openList), section(t("lobby.create"), create)));
+  attempt(refresh);
+  const stop = onNotice(() => attempt(refresh));
+  return () => { alive = false; stop(); };
+}
+
+// --- a table: seats, bots, rounds, scoreboard ---------------------------------------------------
+
+function scoreTable(board) {
+  const rows = board.players.map((row) => h("tr", {},
+    h("td", {}, row.position), h("td", {}, row.player.name, row.player.bot ? h("span", { class: "badge" }, t("game.bot")) : null),
+    h("td", {}, row.rounds), h("td", {}, row.wins), h("td", {}, row.points),
+    "lost" in row ? h("td", {}, row.lost ? t("league.lost") : "") : null));
+  return h("div", { class: "scroll" }, h("table", { class: "scores" },
+    h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("score.position")), h("th", { scope: "col" }, t("score.player")),
+      h("th", { scope: "col" }, t("score.rounds")), h("th", { scope: "col" }, t("score.wins")),
+      h("th", { scope: "col" }, t("score.points")))),
+    h("tbody", {}, rows)),
+  board.practice_rounds ? h("p", { class: "muted" }, t("score.practice", { n: board.practice_rounds })) : null);
+}
+
+function tableScreen(id) {
+  let alive = true;
+  const box = h("div", { class: "columns" });
+  fill(main, h("h1", {}, t("table.title", { id })), box);
+
+  async function refresh() {
+    const [table, board] = await Promise.all([get(`tables/${id}`), get(`tables/${id}/scoreboard`).catch(() => null)]);
+    if (!alive) return;
+    const host = me && table.host.id === me.id;
+    const seated = me && table.seats.some((seat) => seat.player.id === me.id && !seat.left);
+    const seats = h("ul", { class: "list" }, table.seats.map((seat) => h("li", { class: "row" },
+      h("span", { class: "grow" }, seat.player.name),
+      seat.player.bot ? h("span", { class: "badge" }, t("game.bot")) : null,
+      seat.player.id === table.host.id ? h("span", { class: "badge" }, t("table.host")) : null)),
+    Array.from({ length: table.free_seats || 0 }, () => h("li", { class: "muted" }, t("table.free"))));
+    const actions = h("div", { class: "actions" });
+    if (host && table.status !== "closed" && table.free_seats > 0 && !table.current_game) {
+      for (const level of ["basic", "random"]) {
+        actions.append(h("button", { type: "button", onclick: () => attempt(async () => {
+          await post(`tables/${id}/bots`, { level });
+          await refresh();
+        }) }, `${t("table.bot.add")}: ${t(`table.bot.${level}`)}`));
+      }
+    }
+    const running = table.current_game && table.status === "playing";
+    if (running) {
+      actions.append(h("a", { class: "button primary", href: `#/game/${table.current_game}` }, t("table.game")));
+    } else if (host && table.seats.length >= 2) {
+      actions.append(h("button", { class: "primary", type: "button", onclick: () => attempt(async () => {
+        const game = await post(`tables/${id}/rounds`, {});
+        go(`#/game/${game.id}`);
+      }) }, table.rounds_started ? t("table.next") : t("table.start")));
+    } else if (seated) {
+      actions.append(h("p", { class: "muted" }, t("table.waiting")));
+    }
+    if (!seated && table.status === "open" && table.free_seats > 0) {
+      actions.append(h("button", { type: "button", onclick: () => attempt(async () => {
+        await post(`tables/${id}/join`, {});
+        await refresh();
+      }) }, t("table.join")));
+    }
+    if (seated) {
+      actions.append(h("button", { type: "button", class: "quiet", onclick: () => attempt(async () => {
+        await post(`tables/${id}/leave`, {});
+        go("#/lobby");
+      }) }, t("table.leave")));
+    }
+    fill(box,
+      section(`${t(`rules.${table.rules}`)} · ${t("table.seats")}`, seats, actions),
+      board ? section(t("table.scoreboard"), scoreTable(board)) : null,
+      table.league ? h("p", {}, h("a", { href: `#/league/${table.league}` }, t("lobby.leagues"))) : null,
+    );
+  }
+
+  attempt(refresh);
+  const stop = onNotice((kind, data) => {
+    if (data.table !== Number(id)) return;
+    if ((kind === "round_started" || kind === "your_turn") && data.game && location.hash === `#/table/${id}`) {
+      go(`#/game/${data.game}`);
+    } else {
+      attempt(refresh);
+    }
+  });
+  return () => { alive = false; stop(); };
+}
+
+// --- league standings and ratings ---------------------------------------------------------------
+
+function leagueScreen(id) {
+  const box = h("div", {});
+  fill(main, box);
+  attempt(async () => {
+    const [league, standings] = await Promise.all([get(`leagues/${id}`), get(`leagues/${id}/standings`)]);
+    const rows = (standings.players || standings.standings || []).map((row) => ({ ...row, lost: !!row.lost }));
+    fill(box, h("h1", {}, t("league.title", { name: league.name })),
+      section(t("league.standings"), scoreTable({ players: rows, practice_rounds: 0 })));
+  });
+  return () => {};
+}
+
+function ratingsScreen(rules = "classic") {
+  const box = h("div", { id: "ratings" });
+  const picker = h("div", { class: "tabs", role: "tablist" }, RULES.map((name) => h("a", {
+    href: `#/ratings/${name}`, role: "tab", "aria-selected": String(name === rules) }, t(`rules.${name}`))));
+  fill(main, h("h1", {}, t("ratings.title")), picker, box);
+  attempt(async () => {
+    const answer = await get(`ratings/${rules}?people_only=true`);
+    const rows = Array.isArray(answer) ? answer : answer.results || [];
+    fill(box, h("div", { class: "scroll" }, h("table", { class: "scores" },
+      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("score.position")), h("th", { scope: "col" }, t("score.player")),
+        h("th", { scope: "col" }, t("ratings.rating")), h("th", { scope: "col" }, t("score.rounds")))),
+      h("tbody", {}, rows.map((row, index) => h("tr", {},
+        h("td", {}, row.position || index + 1), h("td", {}, row.player.name || row.player),
+        h("td", {}, Math.round(row.rating), row.provisional ? h("span", { class: "badge" }, t("ratings.provisional")) : null),
+        h("td", {}, row.rounds)))))));
+  });
+  return () => {};
+}
+
+// --- router ------------------------------------------------------------------------------------
+
+async function route() {
+  cleanup();
+  cleanup = () => {};
+  const parts = location.hash.replace(/^#\/?/, "").split("/");
+  if (!me && token()) await attempt(whoAmI);
+  renderNav();
+  if (!me) {
+    cleanup = authScreen();
+    return;
+  }
+  listen();
+  const [screen, id] = parts;
+  const number = /^\d{1,18}$/.test(id || "") ? id : null;
+  if (screen === "table" && number) cleanup = tableScreen(number);
+  else if (screen === "game" && number) cleanup = gameScreen(number, { go, onNotice, currentPlayer, scoreTable });
+  else if (screen === "league" && number) cleanup = leagueScreen(number);
+  else if (screen === "ratings") cleanup = ratingsScreen(RULES.includes(id) ? id : "classic");
+  else cleanup = lobbyScreen();
+  main.focus({ preventScroll: true });
+}
+
+function start() {
+  const picker = document.getElementById("lang");
+  picker.value = lang();
+  document.documentElement.lang = lang();
+  setLanguage(lang());
+  picker.addEventListener("change", () => {
+    setLang(picker.value);
+    setLanguage(picker.value);
+    route();
+  });
+  window.addEventListener("hashchange", route);
+  route().catch((exc) => toast(String(exc)));
+}
+
+start();
