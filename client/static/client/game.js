@@ -196,7 +196,7 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
     const badge = root.querySelector("#stream-state");
     if (!badge) return;
     badge.dataset.state = streamState;
-    badge.textContent = streamState === "lost" ? t("game.stream.lost") : streamState === "open" ? t("game.stream.open") : "…";
+    badge.textContent = streamState === "lost" ? t("game.stream.lost") : streamState === "open" ? t("game.stream.open") : "";
   }
 
   function renderLog() {
@@ -305,20 +305,19 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
           view.hermann ? h("div", { class: "pending" }, t("game.hermann")) : null,
           h("div", {}, `${t("game.direction")}: `, view.direction === 1 ? "↻" : "↺"),
           h("div", { id: "deadline", class: "deadline", "aria-live": "off" }))),
-      h("p", { id: "turn", class: `turn-line${yours ? " yours" : ""}`, role: "status" },
-        view.status !== "active" ? t("game.over") : !seated ? t("game.spectator")
-          : yours ? t("game.turn.you") : t("game.turn.other", { name: nameOf(view.turn) })),
+      resultPanel(),
+      view.status === "active" ? h("p", { id: "turn", class: `turn-line${yours ? " yours" : ""}`, role: "status" },
+        !seated ? t("game.spectator") : yours ? t("game.turn.you") : t("game.turn.other", { name: nameOf(view.turn) })) : null,
       seated ? h("section", { class: "hand-box", "aria-label": t("game.hand") },
         h("h2", { class: "sr-only" }, t("game.hand")),
         h("div", { class: "hand", id: "hand" }, hand),
         view.drawn_card ? h("p", { class: "muted" }, t("game.drawn", { card: cardName(view.drawn_card) })) : null,
-        h("div", { class: "actions" },
+        view.status !== "active" ? null : h("div", { class: "actions" },
           simple("draw") ? h("button", { type: "button", id: "draw", onclick: () => send({ type: "draw" }) }, t("game.draw")) : null,
           simple("pass") ? h("button", { type: "button", id: "pass", onclick: () => send({ type: "pass" }) }, t("game.pass")) : null,
           callButtons(),
           simple("resign") ? h("button", { type: "button", class: "quiet", onclick: () => send({ type: "resign" }) }, t("game.resign")) : null))
         : null,
-      resultPanel(),
       section(t("game.moves"), h("ol", { class: "moves", id: "moves", reversed: true })),
     );
     renderLog();
