@@ -63,8 +63,8 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
 
   async function load() {
     await readView();
-    table = await get(`tables/${view.table}`).catch(() => null);
-    const last = await readLedger();
+    const [tableRead, last] = await Promise.all([get(`tables/${view.table}`).catch(() => null), readLedger()]);
+    table = tableRead;
     if (!alive) return;
     render();
     stream = openStream(`games/${id}/stream`, {
@@ -192,10 +192,19 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
 
   // --- drawing ------------------------------------------------------------------------------
 
+  // The first moment the hand can be played and moves arrive live: bench.client reads this mark.
+  let interactive = false;
+  function markInteractive() {
+    if (interactive || !view || streamState !== "open") return;
+    interactive = true;
+    performance.mark("maumau:game-interactive");
+  }
+
   function renderStreamState() {
     const badge = root.querySelector("#stream-state");
     if (!badge) return;
     badge.dataset.state = streamState;
+    markInteractive();
     badge.textContent = streamState === "lost" ? t("game.stream.lost") : streamState === "open" ? t("game.stream.open") : "";
   }
 
