@@ -52,7 +52,8 @@ export const get = (path) => api("GET", path);
 export const post = (path, body = {}) => api("POST", path, body);
 export const del = (path, body) => api("DELETE", path, body);
 
-// One server-sent event stream that reconnects by itself. `id:` lines are remembered and sent back
+// One server-sent event stream that reconnects by itself (`path` may be a function, asked again at
+// each connection, for query parameters that move on, such as the chat's messages_after). `id:` lines are remembered and sent back
 // as Last-Event-ID, so a dropped connection resumes after the last event it delivered: no event is
 // lost or repeated. `onEvent(kind, data, id)` gets each event; `onState("open"|"lost"|"ended")`.
 export function openStream(path, { after = null, onEvent, onState = () => {} }) {
@@ -65,7 +66,8 @@ export function openStream(path, { after = null, onEvent, onState = () => {} }) 
     controller = new AbortController();
     const extra = { Accept: "text/event-stream" };
     if (lastId !== null && lastId !== undefined) extra["Last-Event-ID"] = String(lastId);
-    const response = await fetch(BASE + path, { headers: headers(extra), signal: controller.signal, cache: "no-store" });
+    const target = typeof path === "function" ? path() : path;
+    const response = await fetch(BASE + target, { headers: headers(extra), signal: controller.signal, cache: "no-store" });
     if (!response.ok) {
       const data = await response.json().catch(() => null);
       throw new ApiError(response.status, data);

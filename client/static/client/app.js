@@ -1,7 +1,7 @@
 // The client's shell: the router (#/lobby, #/table/1, #/game/1, #/league/1, #/ratings), sign-up and
 // log-in, the lobby, a table with its scoreboard, league standings. The game screen is game.js.
 
-import { ApiError, get, openStream, post, setLanguage, setToken, token } from "./api.js";
+import { ApiError, del, get, openStream, post, setLanguage, setToken, token } from "./api.js";
 import { lang, setLang, t } from "./i18n.js";
 import { attempt, field, fill, h, section, toast } from "./ui.js";
 import { gameScreen } from "./game.js";
@@ -128,15 +128,91 @@ async function myGames() {
   return { games, waiting: tables.filter((table) => !table.current_game || !games.some((g) => g.table.id === table.id)) };
 }
 
+// The lobby's parts from issue 14 (quick play, challenges) appear when the server has them.
+async function optional(path) {
+  try {
+    return await get(path);
+  } catch (exc) {
+    if (exc instanceof ApiError && (exc.status === 404 || exc.status === 405)) return null;
+    throw exc;
+  }
+}
+
+function rulesSelect(name = "rules") {
+  return h("select", { name }, RULES.map((rules) => h("option", { value: rules }, t(`rules.${rules}`))));
+}
+
+function quickPlay(seeks, refresh) {
+  const mine = seeks.filter((seek) => me && seek.player.id === me.id && seek.status === "open");
+  const rules = rulesSelect();
+  const players = h("input", { name: "players", type: "number", min: 2, max: 8, value: 2, required: true });
+  const bots = h("input", { name: "fill_with_bots_after", type: "number", min: 0, max: 3600, placeholder: "—" });
+  const form = h("form", { class: "stack", id: "quick-play", onsubmit: (event) => {
+    event.preventDefault();
+    attempt(async () => {
+      const body = { rules: rules.value, players: Number(players.value) };
+      if (bots.value !== "") body.fill_with_bots_after = Number(bots.value);
+      const seek = await post("seeks", body);
+      if (seek.game) go(`#/game/${seek.game}`); else await refresh();
+    });
+  } }, field(t("lobby.rules"), rules), field(t("lobby.players"), players), field(t("lobby.quick.bots"), bots),
+  h("button", { class: "primary" }, t("lobby.quick.go")));
+  const waiting = mine.map((seek) => h("li", { class: "row" },
+    h("span", { class: "grow" }, `${t(`rules.${seek.rules}`)} · ${seek.players} · ${t("lobby.seeking")}`),
+    h("button", { type: "button", onclick: () => attempt(async () => { await del(`seeks/${seek.id}`); await refresh(); }) },
+      t("lobby.cancel"))));
+  const others = seeks.filter((seek) => !(me && seek.player.id === me.id) && seek.status === "open");
+  return section(t("lobby.quick"), h("ul", { class: "list", id: "seeks" }, waiting,
+    others.map((seek) => h("li", { class: "row" },
+      h("span", { class: "grow" }, `${seek.player.name} · ${t(`rules.${seek.rules}`)} · ${seek.players}`)))), form);
+}
+
+function challenges(list, refresh) {
+  const to = h("input", { name: "to", required: true, inputmode: "numeric", pattern: "[0-9, ]+" });
+  const rules = rulesSelect();
+  const form = h("form", { class: "stack", id: "challenge", onsubmit: (event) => {
+    event.preventDefault();
+    attempt(async () => {
+      const ids = to.value.split(/[ ,]+/).filter(Boolean).map(Number);
+      await post("challenges", { to: ids, rules: rules.value });
+      to.value = "";
+      await refresh();
+    });
+  } }, field(t("lobby.challenge.to"), to), field(t("lobby.rules"), rules), h("button", {}, t("lobby.challenge.go")));
+  const rows = list.filter((c) => c.status === "open" || c.game).map((c) => {
+    const received = me && c.from.id !== me.id;
+    const mineAnswer = received && (c.to.find((invitee) => invitee.player.id === me.id) || {}).answer;
+    const who = received ? `${t("lobby.from")} ${c.from.name}` : `${t("lobby.to")} ${c.to.map((i) => i.player.name).join(", ")}`;
+    return h("li", { class: "row" }, h("span", { class: "grow" }, `${t(`rules.${c.rules}`)} · ${who}`),
+      c.game ? h("a", { class: "button", href: `#/game/${c.game}` }, t("table.game")) : null,
+      !c.game && received && mineAnswer === "pending" ? [
+        h("button", { type: "button", class: "primary", onclick: () => attempt(async () => {
+          const answer = await post(`challenges/${c.id}/accept`, {});
+          if (answer && answer.game) go(`#/game/${answer.game}`); else await refresh();
+        }) }, t("lobby.accept")),
+        h("button", { type: "button", onclick: () => attempt(async () => { await post(`challenges/${c.id}/decline`, {}); await refresh(); }) },
+          t("lobby.decline"))] : null,
+      !c.game && !received ? h("button", { type: "button", onclick: () => attempt(async () => {
+        await del(`challenges/${c.id}`); await refresh();
+      }) }, t("lobby.cancel")) : null);
+  });
+  return section(t("lobby.challenges"), h("p", { class: "muted" }, `${me.name}: #${me.id}`),
+    h("ul", { class: "list", id: "challenges" }, rows), form);
+}
+
 function lobbyScreen() {
   let alive = true;
   const mineList = h("ul", { class: "list", id: "my-games" });
   const openList = h("ul", { class: "list", id: "open-tables" });
+  const watchList = h("ul", { class: "list", id: "running-tables" });
+  const extras = h("div", { class: "columns" });
+  const watchSection = section(t("lobby.running"), watchList);
 
   async function refresh() {
     await whoAmI();
     renderNav();
-    const [{ games, waiting }, open] = await Promise.all([myGames(), get("tables?status=open")]);
+    const [{ games, waiting }, open, playing, seeks, received] = await Promise.all([
+      myGames(), get("tables?status=open"), get("tables?status=playing"), optional("seeks"), optional("challenges")]);
     if (!alive) return;
     fill(mineList,
       ...games.map(({ table, view }) => {
@@ -157,9 +233,15 @@ function lobbyScreen() {
         go(`#/table/${table.id}`);
       }) }, t("lobby.join")))));
     if (!openList.children.length) openList.append(h("li", { class: "muted" }, t("lobby.noopen")));
+    const watchable = playing.filter((table) => !seated.has(table.id) && table.current_game
+      && (table.spectators === undefined || table.spectators === "anyone"));
+    watchSection.hidden = !watchable.length;
+    fill(watchList, watchable.slice(0, 20).map((table) => tableLine(table,
+      h("a", { class: "button", href: `#/game/${table.current_game}` }, t("lobby.spectate")))));
+    fill(extras, seeks ? quickPlay(seeks, refresh) : null, received ? challenges(received, refresh) : null);
   }
 
-  const rules = h("select", { name: "rules" }, RULES.map((name) => h("option", { value: name }, t(`rules.${name}`))));
+  const rules = rulesSelect();
   const seats = h("input", { name: "max_players", type: "number", min: 2, max: 8, value: 4, required: true });
   const turn = h("input", { name: "turn_seconds", type: "number", min: 0, max: 2592000, placeholder: "—" });
   const create = h("form", { class: "stack", id: "create-table", onsubmit: (event) => {
@@ -174,10 +256,16 @@ function lobbyScreen() {
   h("button", { class: "primary" }, t("lobby.create.go")));
 
   fill(main, h("h1", { class: "sr-only" }, t("nav.lobby")), h("div", { class: "columns" },
-    section(t("lobby.mine"), mineList), section(t("lobby.open"), openList), section(t("lobby.create"), create)));
+    section(t("lobby.mine"), mineList), section(t("lobby.open"), openList), section(t("lobby.create"), create)),
+  extras, h("div", { class: "columns" }, watchSection));
   attempt(refresh);
-  const stop = onNotice(() => attempt(refresh));
-  return () => { alive = false; stop(); };
+  const stop = onNotice((kind, data) => {
+    if (kind === "game_started" && data.game) { go(`#/game/${data.game}`); return; }
+    attempt(refresh);
+  });
+  const onFocus = () => { if (document.visibilityState === "visible") attempt(refresh); };
+  document.addEventListener("visibilitychange", onFocus);
+  return () => { alive = false; stop(); document.removeEventListener("visibilitychange", onFocus); };
 }
 
 // --- a table: seats, bots, rounds, scoreboard ---------------------------------------------------

@@ -63,14 +63,18 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
 
   async function load() {
     await readView();
-    const [tableRead, last] = await Promise.all([get(`tables/${view.table}`).catch(() => null), readLedger()]);
+    const [tableRead, last, messages] = await Promise.all([
+      get(`tables/${view.table}`).catch(() => null), readLedger(), optionalGet(`tables/${view.table}/messages`)]);
     table = tableRead;
+    if (messages) chat = chatBox(Array.isArray(messages) ? messages : messages.results || []);
     if (!alive) return;
     render();
-    stream = openStream(`games/${id}/stream`, {
+    stream = openStream(() => (chat ? `games/${id}/stream?messages_after=${chat.last}` : `games/${id}/stream`), {
       after: last,
       onEvent: (kind, data) => {
-        if (kind === "move") {
+        if (kind === "message" && chat) {
+          chat.add(data);
+        } else if (kind === "move") {
           if (rows.some((row) => row.seq === data.seq)) return;
           rows.push(data);
           renderLog();
@@ -81,6 +85,38 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
       },
       onState: (state) => { streamState = state; renderStreamState(); if (state === "open") attempt(readView); },
     });
+  }
+
+  // --- table chat (when the server has it) ---------------------------------------------------
+
+  let chat = null;
+
+  async function optionalGet(path) {
+    try { return await get(path); } catch (exc) { return null; }
+  }
+
+  function chatBox(initial) {
+    const list = h("ul", { class: "chat", id: "chat", "aria-live": "polite" });
+    const input = h("input", { name: "text", maxlength: 500, required: true, autocomplete: "off", "aria-label": t("table.chat") });
+    const seen = new Set();
+    const box = {
+      last: 0,
+      add(message) {
+        if (seen.has(message.id)) return;
+        seen.add(message.id);
+        box.last = Math.max(box.last, message.id);
+        list.append(h("li", {}, h("strong", {}, message.player.name), ": ", message.text));
+        while (list.children.length > 30) list.firstChild.remove();
+      },
+      node: section(t("table.chat"), list, h("form", { class: "chat-form", onsubmit: (event) => {
+        event.preventDefault();
+        const text = input.value.trim();
+        if (!text) return;
+        attempt(async () => { box.add(await post(`tables/${view.table}/messages`, { text })); input.value = ""; });
+      } }, input, h("button", {}, t("table.say")))),
+    };
+    initial.forEach(box.add);
+    return box;
   }
 
   // --- acting -------------------------------------------------------------------------------
@@ -288,6 +324,7 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
     const leads = new Set(view.legal_actions.filter((a) => a.type === "play").map((a) => a.cards[0]));
     const simple = (type) => view.legal_actions.find((a) => a.type === type);
     const focused = document.activeElement && document.activeElement.dataset ? document.activeElement.dataset.card : null;
+    const typing = chat && chat.node.contains(document.activeElement) ? document.activeElement : null;
 
     const top = view.top_card ? cardFace(view.top_joker || view.top_card, view.top_joker ? view.top_card : null, { id: "top-card" }) : null;
     const hand = (view.hand || []).map((card) => {
@@ -328,12 +365,14 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
           simple("resign") ? h("button", { type: "button", class: "quiet", onclick: () => send({ type: "resign" }) }, t("game.resign")) : null))
         : null,
       section(t("game.moves"), h("ol", { class: "moves", id: "moves", reversed: true })),
+      chat ? chat.node : null,
     );
     renderLog();
     renderStreamState();
     updateClock();
     root.dataset.version = view.version;
     root.dataset.status = view.status;
+    if (typing) typing.focus();
     if (focused) {
       const again = root.querySelector(`.hand-card[data-card="${focused}"]`);
       if (again) again.focus();
