@@ -157,9 +157,10 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
           names.map((name) => h("option", { value: name }, cardName(name))));
         return h("label", {}, `${t("game.choose.as")} `, selects[joker]);
       });
+      const what = describe(option);
       return h("li", { class: "option" },
-        h("span", { class: "grow" }, describe(option) || cardName(card), ...jokerFields),
-        h("button", { type: "button", class: "primary", onclick: () => {
+        what ? h("div", { class: "what" }, what) : null,
+        h("div", { class: "how" }, jokerFields.length ? jokerFields : h("span", {}, cardName(card)), h("button", { type: "button", class: "primary", onclick: () => {
           const action = { ...option };
           if (option.as) {
             action.as = Object.fromEntries(Object.entries(option.as).map(([joker, names]) =>
@@ -167,7 +168,7 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
           }
           close();
           send(action);
-        } }, t("game.play")));
+        } }, t("game.play"))));
     });
     dialog.append(h("h2", { id: "chooser-title" }, t("game.choose", { card: cardName(card) })),
       h("ul", { class: "list" }, rowsOut),
@@ -252,13 +253,20 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
     list.dataset.last = rows.length ? rows[rows.length - 1].seq : 0;
   }
 
+  function duration(seconds) {
+    if (seconds < 60) return String(seconds);
+    const parts = [Math.floor(seconds / 3600), Math.floor(seconds / 60) % 60, seconds % 60];
+    const shown = parts[0] ? parts : parts.slice(1);
+    return shown.map((part, index) => (index ? String(part).padStart(2, "0") : String(part))).join(":");
+  }
+
   function updateClock() {
     const clock = root.querySelector("#deadline");
     if (!clock || !view) return;
     const due = view.hermann_deadline || view.deadline;
     if (!due || view.status !== "active") { clock.textContent = ""; return; }
     const seconds = Math.max(0, Math.ceil((Date.parse(due) - Date.now()) / 1000));
-    clock.textContent = t("game.deadline", { s: seconds });
+    clock.textContent = t("game.deadline", { s: duration(seconds) });
     clock.classList.toggle("urgent", seconds <= 5);
   }
 

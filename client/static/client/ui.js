@@ -40,7 +40,8 @@ export function cardFace(code, as = null, extra = {}) {
   const colour = joker ? (shown && "HD".includes(shown.suit) ? "red" : "joker") : ("HD".includes(suit) ? "red" : "black");
   return h("span", { class: `card ${colour}`, "data-card": code, ...extra },
     h("span", { class: "rank", "aria-hidden": "true" }, joker ? (shown ? rankShort(shown.rank) : "★") : rankShort(rank)),
-    h("span", { class: "suit", "aria-hidden": "true" }, joker ? (shown ? suitSign(shown.suit) : "J") : suitSign(suit)),
+    h("span", { class: joker && !shown ? "suit joker-label" : "suit", "aria-hidden": "true" },
+      joker ? (shown ? suitSign(shown.suit) : t("joker")) : suitSign(suit)),
     h("span", { class: "sr-only" }, cardName(code, as)));
 }
 
