@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
+from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.permissions import AllowAny
@@ -30,7 +31,7 @@ from games.serializers import (
     TableJoinSerializer,
     TableSerializer,
 )
-from maumau.errors import ValidationFailed
+from maumau.errors import PermissionDeniedError, ValidationFailed
 from maumau.params import QUERY_INT_MAX, query_bool, query_int
 from maumau.schema import ETAG, IDEMPOTENCY_KEY, IDEMPOTENT_REPLAYED, errors, query_number
 from maumau.strict import validated
@@ -53,6 +54,7 @@ ACTION_EXAMPLES = [
     example("Draw", {"type": "draw"}, "One card, or the whole open penalty of 7s."),
     example("Keep the drawn card", {"type": "pass"}),
     example("Say Hermann (house, after KD)", {"type": "say", "word": "hermann"}),
+    example("Resign the round", {"type": "resign"}, "You rank last; in house you score your hand's points."),
 ]
 
 
@@ -95,9 +97,10 @@ class TableListCreateApi(APIView):
         if wanted not in ("open", "playing", "closed", "any"):
             raise ValidationFailed(details={"field": "status"})
         mine = query_bool(request.query_params.get("mine"), "mine")
+        player = caller(request)
         tables = selectors.table_list(status=None if wanted == "any" else wanted,
-                                      player=caller(request) if mine else None)
-        return Response([selectors.table_data(t) for t in tables])
+                                      player=player if mine else None, viewer=player)
+        return Response([selectors.table_data(t, player) for t in tables])
 
     @extend_schema(
         summary="Open a table (the caller takes seat 0 and hosts it)",
@@ -111,30 +114,63 @@ class TableListCreateApi(APIView):
                                                             "options": {"turn_seconds": 30}}),
             example("House in a league, no clock", {"rules": "house", "league": 1,
                                                      "options": {"turn_seconds": 0}}),
+            example("Private (join with the invite code)", {"rules": "classic", "visibility": "private"}),
+            example("Public, watched 3 moves behind", {"rules": "house", "spectator_delay": 3}),
         ],
     )
     def post(self, request: Request) -> Response:
         data = validated(TableCreateSerializer, request)
-        table = services.table_create(host=caller(request), rules=data["rules"], options=data.get("options"),
-                                      max_players=data.get("max_players"), league_id=data.get("league"))
-        return Response(selectors.table_data(selectors.table_get(table_id=table.pk)), status=status.HTTP_201_CREATED)
+        player = caller(request)
+        table = services.table_create(host=player, rules=data["rules"], options=data.get("options"),
+                                      max_players=data.get("max_players"), league_id=data.get("league"),
+                                      visibility=data["visibility"], spectators=data["spectators"],
+                                      spectator_delay=data["spectator_delay"])
+        return Response(_table_answer(table.pk, player), status=status.HTTP_201_CREATED)
 
 
 class TableDetailApi(APIView):
-    @extend_schema(summary="One table", responses={200: TableSerializer, **errors(401, 404)})
+    @extend_schema(summary="One table", responses={200: TableSerializer, **errors(401, 404)},
+                   description="A private table is shown only to those who have a seat at it. A person whose "
+                               "seat a bot plays after timeouts takes it back by this request.")
     def get(self, request: Request, table_id: int) -> Response:
-        return Response(selectors.table_data(selectors.table_get(table_id=table_id)))
+        player = caller(request)
+        table = selectors.table_get(table_id=table_id, viewer=player)
+        if any(s.player_id == player.pk and s.bot_controlled and not s.left for s in table.seats.all()):
+            services.seat_reclaim(table_id=table_id, player=player)
+            table = selectors.table_get(table_id=table_id, viewer=player)
+        return Response(selectors.table_data(table, player))
+
+
+def _table_answer(table_id: int, player: Player) -> dict[str, Any]:
+    return selectors.table_data(selectors.table_get(table_id=table_id, viewer=player), player)
+
+
+class TableReclaimApi(APIView):
+    @extend_schema(summary="Take your seat back from the bot that stood in for you", request=None,
+                   description="Any request of yours to the table or its round does the same; this one says so.",
+                   responses={200: TableSerializer, **errors(401, 403, 404, 429)})
+    def post(self, request: Request, table_id: int) -> Response:
+        player = caller(request)
+        table = selectors.table_get(table_id=table_id, viewer=player)
+        if not any(s.player_id == player.pk and not s.left for s in table.seats.all()):
+            raise PermissionDeniedError(message=_("You are not seated at this table."))
+        services.seat_reclaim(table_id=table_id, player=player)
+        return Response(_table_answer(table_id, player))
 
 
 class TableJoinApi(APIView):
     @extend_schema(summary="Take a free seat", request=TableJoinSerializer,
-                   description="`entropy` (optional) is mixed into the next fair deal, as `POST .../entropy` does.",
+                   description="`entropy` (optional) is mixed into the next fair deal, as `POST .../entropy` does. "
+                               "A private table needs its `invite_code` (404 without: it is not shown to you).",
                    responses={200: TableSerializer, **errors(400, 401, 404, 409, 429)},
-                   examples=[example("Just a seat", {}), example("A seat and entropy", {"entropy": "d1c3-r0ll-7"})])
+                   examples=[example("Just a seat", {}), example("A seat and entropy", {"entropy": "d1c3-r0ll-7"}),
+                             example("A private table", {"invite_code": "q3LxV0Ab7xYk9mQe"})])
     def post(self, request: Request, table_id: int) -> Response:
         data = validated(TableJoinSerializer, request)
-        services.table_join(table_id=table_id, player=caller(request), entropy=data.get("entropy"))
-        return Response(selectors.table_data(selectors.table_get(table_id=table_id)))
+        player = caller(request)
+        services.table_join(table_id=table_id, player=player, entropy=data.get("entropy"),
+                            invite_code=data.get("invite_code"))
+        return Response(_table_answer(table_id, player))
 
 
 class TableEntropyApi(APIView):
@@ -150,7 +186,7 @@ class TableEntropyApi(APIView):
     def post(self, request: Request, table_id: int) -> Response:
         data = validated(EntropySerializer, request)
         services.seat_entropy_set(table_id=table_id, player=caller(request), entropy=data["entropy"])
-        return Response(selectors.table_data(selectors.table_get(table_id=table_id)))
+        return Response(_table_answer(table_id, caller(request)))
 
 
 class TableLeaveApi(APIView):
@@ -158,7 +194,7 @@ class TableLeaveApi(APIView):
                    responses={200: TableSerializer, **errors(401, 403, 404, 429)})
     def post(self, request: Request, table_id: int) -> Response:
         services.table_leave(table_id=table_id, player=caller(request))
-        return Response(selectors.table_data(selectors.table_get(table_id=table_id)))
+        return Response(_table_answer(table_id, caller(request)))
 
 
 class TableBotApi(APIView):
@@ -169,7 +205,7 @@ class TableBotApi(APIView):
     def post(self, request: Request, table_id: int) -> Response:
         data = validated(BotAddSerializer, request)
         services.table_bot_add(table_id=table_id, player=caller(request), level=data["level"])
-        return Response(selectors.table_data(selectors.table_get(table_id=table_id)), status=status.HTTP_201_CREATED)
+        return Response(_table_answer(table_id, caller(request)), status=status.HTTP_201_CREATED)
 
 
 class RoundStartApi(APIView):
@@ -201,23 +237,47 @@ class RoundStartApi(APIView):
                         status=status.HTTP_201_CREATED)
 
 
+INVITE_CODE = OpenApiParameter("invite_code", str, description="A spectator of a table that takes invited "
+                                                              "spectators only: the table's invite code.")
+
+
+def _invite_code(request: Request) -> str | None:
+    code = request.query_params.get("invite_code")
+    if code is not None and len(code) > 32:
+        raise ValidationFailed(details={"field": "invite_code", "reason": "at most 32 characters"})
+    return code
+
+
 class GameDetailApi(APIView):
     @extend_schema(
         summary="The caller's view of a round, with their legal actions",
+        description="A spectator of a public table gets the view of no seat (no `hand`, no `legal_actions`), "
+                    "the table's `spectator_delay` moves behind. A person whose seat a bot plays after "
+                    "timeouts takes it back by this request.",
         parameters=[OpenApiParameter("If-None-Match", str, OpenApiParameter.HEADER,
-                                     description="The ETag of an earlier answer: 304 if nothing changed."), ETAG],
+                                     description="The ETag of an earlier answer: 304 if nothing changed."),
+                    ETAG, INVITE_CODE],
         responses={200: GameViewSerializer, 304: OpenApiResponse(description="Not modified."),
-                   **errors(401, 403, 404)},
+                   **errors(400, 401, 403, 404)},
     )
     def get(self, request: Request, game_id: int) -> Response:
         query_int(request.query_params.get("after"), "after")  # the long-poll's (streams.views); bounded alike
         player = caller(request)
         game, table_seats = selectors.game_with_seats(game_id=game_id)
+        mine = next((s for s in table_seats if s.player_id == player.pk and s.position in game.positions), None)
+        reclaim = mine is not None and mine.bot_controlled and not mine.left and game.status == "active"
+        if reclaim:
+            services.seat_reclaim(table_id=game.table_id, player=player)
         if clocks.deadline_passed(game):  # resolved before answering; the row read tells, no extra query
             clocks.clocks_resolve_due(game_id=game_id)
+        if reclaim or clocks.deadline_passed(game):
             game, table_seats = selectors.game_with_seats(game_id=game_id)
-        game, seats, viewer = selectors.seats_for_player(game, table_seats, player=player)
+        game, seats, viewer = selectors.seats_for_watcher(game, table_seats, player=player,
+                                                          invite_code=_invite_code(request))
         etag = selectors.game_etag(game=game, viewer=viewer, player=player)
+        if viewer is None:
+            etag = etag[:-1] + f'-s{selectors.spectator_version(game)}"'
+
         if etag in {t.strip() for t in request.headers.get("If-None-Match", "").split(",")}:
             return Response(status=status.HTTP_304_NOT_MODIFIED, headers={"ETag": etag})
         view = selectors.game_view_for_player(game=game, seats=seats, viewer=viewer)
@@ -273,6 +333,7 @@ class GameEventsApi(APIView):
             query_number("after", "Only rows with seq greater than this (default 0)."),
             query_number("limit", "At most this many rows (default 500).", minimum=1,
                          maximum=selectors.EVENTS_PAGE_MAX),
+            INVITE_CODE,
         ],
         responses={200: LedgerSerializer, **errors(400, 401, 403, 404)},
     )
@@ -280,8 +341,23 @@ class GameEventsApi(APIView):
         after = query_int(request.query_params.get("after"), "after", 0)
         limit = query_int(request.query_params.get("limit"), "limit", 500, minimum=1,
                           maximum=selectors.EVENTS_PAGE_MAX)
-        game, _seats, viewer = selectors.game_for_player(game_id=game_id, player=caller(request))
+        game, _seats, viewer = selectors.game_for_watcher(game_id=game_id, player=caller(request),
+                                                          invite_code=_invite_code(request))
         return Response(selectors.events_for_player(game=game, viewer=viewer, after=after, limit=limit))
+
+
+class GameAbortApi(APIView):
+    @extend_schema(
+        summary="Abort a round before its first move (host only)",
+        description="The round ends unscored (`reason: aborted`) and is never counted; the ledger records it. "
+                    "409 once a move was made (a bot's or the clock's included).",
+        request=None,
+        responses={200: MoveResultSerializer, **errors(401, 403, 404, 409, 429)},
+    )
+    def post(self, request: Request, game_id: int) -> Response:
+        outcome = services.move_submit(game_id=game_id, actor="player", player=caller(request),
+                                       action={"type": "abort"}, render=_render_move)
+        return Response(outcome.body, status=outcome.status_code)
 
 
 class GameFairnessApi(APIView):

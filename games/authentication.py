@@ -10,7 +10,7 @@ from rest_framework import exceptions
 from rest_framework.authentication import TokenAuthentication
 
 from accounts import tokens
-from games import sql
+from games import presence, sql
 
 
 class PlayerTokenAuthentication(TokenAuthentication):
@@ -26,4 +26,8 @@ class PlayerTokenAuthentication(TokenAuthentication):
         if token.expired():
             raise exceptions.AuthenticationFailed(_("This token has expired."))
         tokens.token_used(token)
+        try:
+            presence.player_seen(token.user.player)
+        except AttributeError:  # a user without a player (an admin account)
+            pass
         return token.user, token

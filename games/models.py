@@ -12,6 +12,7 @@ from collections.abc import Iterable
 
 from django.conf import settings
 from django.db import models
+from django.utils import timezone
 
 from games import engine
 
@@ -34,6 +35,9 @@ class Player(models.Model):
     #: Whether the player has an active webhook, kept by the streams app's webhook services, so that
     #: a move knows whom to look up deliveries for without joining the streams app's tables.
     has_webhook = models.BooleanField(default=False)
+    #: The player's last authenticated request, written at most once per ``MAUMAU_PRESENCE_WRITE_SECONDS``
+    #: (``games.presence``): each seat shows it, so the others know whether to wait.
+    last_seen_at = models.DateTimeField(default=timezone.now)
     created_at = models.DateTimeField(auto_now_add=True)
 
     def __str__(self) -> str:
@@ -44,8 +48,18 @@ class Table(models.Model):
     """A room: rule set with effective options, a host, seats, rounds played one after another."""
 
     STATUS = [("open", "open"), ("playing", "playing"), ("closed", "closed")]
+    VISIBILITY = [("public", "public"), ("private", "private")]
+    SPECTATORS = [("anyone", "anyone"), ("invited", "invited"), ("nobody", "nobody")]
 
     host = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="hosted_tables")
+    #: ``private``: listed and shown only to its seated players; joined only with ``invite_code``; never watched.
+    visibility = models.CharField(max_length=8, choices=VISIBILITY, default="public")
+    #: The secret that lets a person join a private table, or watch a public one whose ``spectators``
+    #: is ``invited``; shown to the table's seated players only.
+    invite_code = models.CharField(max_length=32, blank=True, default="")
+    spectators = models.CharField(max_length=8, choices=SPECTATORS, default="anyone")
+    #: Spectators see a running round this many moves behind.
+    spectator_delay = models.PositiveSmallIntegerField(default=0)
     rules = models.CharField(max_length=16)
     options = models.JSONField()
     max_players = models.PositiveSmallIntegerField()

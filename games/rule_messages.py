@@ -35,6 +35,7 @@ RULE_MESSAGES: dict[str, Promise] = {
     "maumau_with_last_card": _('"Mau-Mau" is said with the last card, in the same move.'),
     "nothing_to_say": _("There is nothing for you to say now."),
     "no_hermann_race": _("No Hermann race is running."),
+    "round_started": _("A round can be aborted only before its first move."),
 }
 DEFAULT_RULE_MESSAGE = _("The rules do not allow this move.")
 

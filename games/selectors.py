@@ -8,13 +8,14 @@ stock order never leave this module while a round runs (the seed is revealed onc
 
 from __future__ import annotations
 
+import secrets
 from typing import Any
 
 from django.db.models import Prefetch, Q
 from django.utils.translation import gettext_lazy as _
 
-from games import engine, fairness, sql
-from games.ledger import initial_state
+from games import engine, fairness, presence, sql
+from games.ledger import initial_state, replay_action
 from games.models import Game, Move, Player, Seat, Table
 from maumau.errors import ConflictError, NotFoundError
 from scoring.models import League
@@ -41,8 +42,18 @@ def _tables_query() -> Any:
     )
 
 
-def table_data(table: Table) -> dict[str, Any]:
+def _seat_presence(seat: Seat) -> dict[str, Any]:
+    """When the seat's player was last seen, whether recently, and whether a bot stands in for an absent person."""
+    person = seat.player.user_id is not None and not seat.player.is_bot
+    return {"last_seen_at": _iso(seat.player.last_seen_at) if person else None,
+            "online": presence.online(seat.player),
+            "absent": person and seat.bot_controlled and not seat.left}
+
+
+def table_data(table: Table, viewer: Player | None = None) -> dict[str, Any]:
+    """The table as anyone who may see it sees it; its ``invite_code`` only for its seated players."""
     seats = list(table.seats.all())
+    seated = viewer is not None and any(s.player_id == viewer.pk and not s.left for s in seats)
     active = getattr(table, "active_games", None)
     if active is None:
         active = list(table.games.filter(status="active").only("id", "practice"))
@@ -54,6 +65,10 @@ def table_data(table: Table) -> dict[str, Any]:
         "max_players": table.max_players,
         "league": table.league_id,
         "status": table.status,
+        "visibility": table.visibility,
+        "spectators": table.spectators,
+        "spectator_delay": table.spectator_delay,
+        "invite_code": table.invite_code if seated else None,
         "rounds_started": table.rounds_started,
         "free_seats": max(0, table.max_players - sum(1 for s in seats if not s.left)),
         "seats": [
@@ -64,6 +79,7 @@ def table_data(table: Table) -> dict[str, Any]:
                 "left": s.left,
                 "entropy": {"value": s.entropy, "source": "player"} if s.entropy
                 else {"value": s.nonce, "source": "server"},
+                **_seat_presence(s),
             }
             for s in seats
         ],
@@ -74,20 +90,27 @@ def table_data(table: Table) -> dict[str, Any]:
     }
 
 
-def table_get(*, table_id: int) -> Table:
+def table_get(*, table_id: int, viewer: Player | None = None) -> Table:
+    """The table; a private one only for those who have a seat at it (404 for anyone else)."""
     table = _tables_query().filter(pk=table_id).first()
-    if table is None:
+    if table is None or (table.visibility == "private" and (
+            viewer is None or not any(s.player_id == viewer.pk for s in table.seats.all()))):
         raise NotFoundError()
     return table
 
 
-def table_list(*, status: str | None = "open", player: Player | None = None, limit: int = 100) -> list[Table]:
-    """Open tables by default (newest first); ``player`` limits to the tables they sit at."""
+def table_list(*, status: str | None = "open", player: Player | None = None, limit: int = 100,
+               viewer: Player | None = None) -> list[Table]:
+    """Open tables by default (newest first); ``player`` limits to the tables they sit at. Private tables
+    are listed only to ``viewer`` when they sit there."""
     query = _tables_query().order_by("-created_at", "-id")
     if status:
         query = query.filter(status=status)
     if player is not None:
         query = query.filter(seats__player=player, seats__left=False).distinct()
+    else:
+        private_mine = Q(visibility="private", seats__player=viewer) if viewer is not None else Q(pk__in=[])
+        query = query.filter(Q(visibility="public") | private_mine).distinct()
     return list(query[:limit])
 
 
@@ -128,6 +151,47 @@ def game_with_seats(*, game_id: int) -> tuple[Game, list[Seat]]:
     return found
 
 
+def game_for_watcher(*, game_id: int, player: Player,
+                     invite_code: str | None = None) -> tuple[Game, list[Seat], int | None]:
+    """Like :func:`game_for_player`, but a spectator of a public table gets the view of no seat
+    (viewer ``None``). An outsider who may not watch (a private table, one that takes no spectators, or
+    invited ones only and ``invite_code`` is not the table's) gets the 404 of a round that does not exist."""
+    return seats_for_watcher(*game_with_seats(game_id=game_id), player=player, invite_code=invite_code)
+
+
+def seats_for_watcher(game: Game, table_seats: list[Seat], *, player: Player,
+                      invite_code: str | None = None) -> tuple[Game, list[Seat], int | None]:
+    seats = game.seats_in_order(table_seats)
+    viewer = next((i for i, s in enumerate(seats) if s.player_id == player.pk), None)
+    if viewer is not None:
+        return game, seats, viewer
+    table = Table.objects.only("visibility", "spectators", "invite_code", "spectator_delay").get(pk=game.table_id)
+    invited = isinstance(invite_code, str) and secrets.compare_digest(invite_code, table.invite_code)
+    if table.visibility == "private" or table.spectators == "nobody" or (table.spectators == "invited"
+                                                                          and not invited):
+        raise NotFoundError()
+    game.spectator_delay = table.spectator_delay  # type: ignore[attr-defined]
+    return game, seats, None
+
+
+def spectator_version(game: Game) -> int:
+    """The last ledger row a spectator may see: ``spectator_delay`` moves behind while the round runs."""
+    if game.status != "active":
+        return game.version
+    return max(0, game.version - getattr(game, "spectator_delay", 0))
+
+
+def spectator_state(game: Game) -> engine.GameState:
+    """The round as it was ``spectator_delay`` moves ago (replayed from the deal), or as it is now."""
+    upto = spectator_version(game)
+    if upto == game.version:
+        return game.engine_state()
+    state = initial_state(game)
+    for move in game.moves.filter(seq__lte=upto).order_by("seq"):
+        replay_action(state, move.actor, move.seat, move.action)
+    return state
+
+
 def seats_for_player(game: Game, table_seats: list[Seat], *, player: Player) -> tuple[Game, list[Seat], int]:
     """The game's seats in game-seat order (from its table's seats) and the caller's game seat.
 
@@ -155,6 +219,8 @@ def game_view(game: Game, state: engine.GameState, seats: list[Seat], viewer: in
             entry["name"] = seat.player.name
             entry["player"] = seat.player_id
             entry["bot"] = seat.bot_controlled or seat.player.is_bot  # a bot stands in, or a bot account
+            entry["bot_controlled"] = seat.bot_controlled
+            entry.update(_seat_presence(seat))
     result = game.result
     if result:
         result = {**result, "players": [
@@ -182,7 +248,18 @@ def game_view(game: Game, state: engine.GameState, seats: list[Seat], viewer: in
 
 
 def game_view_for_player(*, game: Game, seats: list[Seat], viewer: int | None) -> dict[str, Any]:
-    return game_view(game, game.engine_state(), seats, viewer)
+    """The seat's view; for a spectator (``viewer`` None) the view of no seat, ``spectator_delay`` moves behind."""
+    if viewer is not None:
+        return game_view(game, game.engine_state(), seats, viewer)
+    upto = spectator_version(game)
+    view = game_view(game, spectator_state(game), seats, None)
+    view.pop("hand", None)
+    view["version"] = upto
+    view["spectator"] = True
+    view["delay"] = game.version - upto
+    if upto != game.version:
+        view["deadline"] = view["hermann_deadline"] = None
+    return view
 
 
 def move_data(move: Move, viewer: int | None, reveal: bool) -> dict[str, Any]:
@@ -205,13 +282,16 @@ def events_for_player(*, game: Game, viewer: int | None, after: int = 0, limit: 
     """The ledger after ``seq`` oldest first; participants see every hand once the round is over."""
     reveal = game.status == "finished" and viewer is not None
     limit = max(1, min(limit, EVENTS_PAGE_MAX))
-    moves = list(game.moves.filter(seq__gt=after).order_by("seq")[:limit])
+    query = game.moves.filter(seq__gt=after)
+    if viewer is None:  # a spectator: behind by the table's delay while the round runs
+        query = query.filter(seq__lte=spectator_version(game))
+    moves = list(query.order_by("seq")[:limit])
     deal = None
     if after <= 0:
         deal = engine.redact_events([engine.deal_event(initial_state(game))], viewer, reveal=reveal)[0]
     return {
         "game": game.pk,
-        "version": game.version,
+        "version": game.version if viewer is not None else spectator_version(game),
         "status": game.status,
         "practice": game.practice,
         "revealed": reveal,

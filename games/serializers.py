@@ -142,6 +142,14 @@ class TableCreateSerializer(StrictSerializer):
     max_players = StrictIntegerField(required=False, allow_null=True, min_value=2, max_value=MAX_SEATS,
                                      help_text="Within the rules' `players` range (default: at most 4).")
     league = StrictIntegerField(required=False, allow_null=True, min_value=1, max_value=QUERY_INT_MAX)
+    visibility = StrictChoiceField(
+        choices=["public", "private"], default="public",
+        help_text="`private`: joined only with the table's `invite_code`, never watched.")
+    spectators = StrictChoiceField(
+        choices=["anyone", "invited", "nobody"], default="anyone",
+        help_text="Who may watch a public table's rounds (`invited`: with its `invite_code`).")
+    spectator_delay = StrictIntegerField(default=0, min_value=0, max_value=50,
+                                         help_text="Spectators see a running round this many moves behind.")
 
 
 ENTROPY_HELP = ("Your entropy for the table's next fair round: 1 to 64 printable ASCII characters without "
@@ -167,6 +175,7 @@ class EntropyField(serializers.RegexField):
 
 class TableJoinSerializer(StrictSerializer):
     entropy = EntropyField(required=False)
+    invite_code = serializers.CharField(required=False, max_length=32, help_text="Needed to join a private table.")
 
 
 class EntropySerializer(StrictSerializer):
@@ -261,11 +270,12 @@ PLAY = _action("play", {
 SAY = _action("say", {"word": {"type": "string", "enum": list(WORDS)}}, ("word",))
 
 
-#: The body of ``POST /games/{id}/actions``: one of four shapes, told apart by ``type``. The engine
+#: The body of ``POST /games/{id}/actions``: one of five shapes, told apart by ``type``. The engine
 #: parses actions (``games.engine.actions``); this is what it accepts, for the schema.
 ACTION_SCHEMA = {
-    "oneOf": [PLAY, _action("draw", {}), _action("pass", {}), SAY],
-    "description": "One action; each of the view's `legal_actions` can be sent as it is.",
+    "oneOf": [PLAY, _action("draw", {}), _action("pass", {}), SAY, _action("resign", {})],
+    "description": "One action; each of the view's `legal_actions` can be sent as it is. `resign` gives the "
+                   "round up, on turn or not: you rank last.",
 }
 LEGAL_ACTION_SCHEMA = {
     "type": "object",
@@ -318,6 +328,9 @@ class SeatSerializer(serializers.Serializer):
     bot_controlled = serializers.BooleanField()
     left = serializers.BooleanField()
     entropy = SeatEntropySerializer(help_text="What this seat mixes into the next fair deal.")
+    last_seen_at = serializers.DateTimeField(allow_null=True, help_text="The player's last request (people only).")
+    online = serializers.BooleanField(help_text="Seen within the last two minutes (bots always).")
+    absent = serializers.BooleanField(help_text="A bot plays this person's seat until they come back.")
 
 
 class TableSerializer(serializers.Serializer):
@@ -328,6 +341,10 @@ class TableSerializer(serializers.Serializer):
     max_players = serializers.IntegerField()
     league = serializers.IntegerField(allow_null=True)
     status = serializers.ChoiceField(choices=["open", "playing", "closed"])
+    visibility = serializers.ChoiceField(choices=["public", "private"])
+    spectators = serializers.ChoiceField(choices=["anyone", "invited", "nobody"])
+    spectator_delay = serializers.IntegerField()
+    invite_code = serializers.CharField(allow_null=True, help_text="Shown to the table's seated players only.")
     rounds_started = serializers.IntegerField()
     free_seats = serializers.IntegerField()
     seats = SeatSerializer(many=True)
@@ -375,6 +392,10 @@ class GamePlayerSerializer(serializers.Serializer):
                                  help_text="Calls the seat still owes (house).")
     sits_out = serializers.BooleanField()
     hermann_pending = serializers.BooleanField()
+    bot_controlled = serializers.BooleanField(help_text="A bot stands in for this seat's player.")
+    last_seen_at = serializers.DateTimeField(allow_null=True)
+    online = serializers.BooleanField()
+    absent = serializers.BooleanField()
 
 
 class ResultLineSerializer(serializers.Serializer):
@@ -385,13 +406,14 @@ class ResultLineSerializer(serializers.Serializer):
     multiplier = serializers.IntegerField()
     points = serializers.IntegerField()
     won = serializers.BooleanField()
+    resigned = serializers.BooleanField(required=False, help_text="Set for the player who resigned.")
     player = serializers.IntegerField()
     name = serializers.CharField()
 
 
 class ResultSerializer(serializers.Serializer):
     winner = serializers.IntegerField(allow_null=True)
-    reason = serializers.ChoiceField(choices=["mau_mau", "stalemate", "max_turns"])
+    reason = serializers.ChoiceField(choices=["mau_mau", "stalemate", "max_turns", "resigned", "aborted"])
     multiplier = serializers.IntegerField()
     players = ResultLineSerializer(many=True)
 
@@ -431,7 +453,8 @@ class GameViewSerializer(serializers.Serializer):
     stock_count = serializers.IntegerField()
     discard_count = serializers.IntegerField()
     players = GamePlayerSerializer(many=True)
-    hand = serializers.ListField(child=serializers.CharField(), allow_null=True, help_text="The caller's cards only.")
+    hand = serializers.ListField(child=serializers.CharField(), required=False, allow_null=True,
+                                 help_text="The caller's cards only (absent for a spectator).")
     drawn_card = serializers.CharField(allow_null=True, help_text="The card the caller just drew.")
     hermann = HermannSerializer(allow_null=True)
     legal_actions = serializers.ListField(child=LegalActionField(), help_text="Each can be POSTed as is to /actions.")
@@ -440,6 +463,8 @@ class GameViewSerializer(serializers.Serializer):
     result = ResultSerializer(allow_null=True)
     practice = serializers.BooleanField(help_text="A chosen seed or setup: never counted.")
     deal = DealSerializer()
+    spectator = serializers.BooleanField(required=False, help_text="Set for a spectator's view (no seat).")
+    delay = serializers.IntegerField(required=False, help_text="A spectator's view is this many moves behind.")
 
 
 class MoveResultSerializer(GameViewSerializer):

@@ -78,8 +78,12 @@ def table_create(
     options: dict[str, Any] | None = None,
     max_players: int | None = None,
     league_id: int | None = None,
+    visibility: str = "public",
+    spectators: str = "anyone",
+    spectator_delay: int = 0,
 ) -> Table:
-    """The host sits in seat 0. Options are validated by the engine and stored effective."""
+    """The host sits in seat 0. Options are validated by the engine and stored effective. Every table
+    gets an ``invite_code``: needed to join a private one, or to watch a public one open to invited spectators."""
     rule_set = rule_set_from(rules, options)
     if max_players is None:
         max_players = min(4, rule_set.max_players)
@@ -102,7 +106,8 @@ def table_create(
             )
     with transaction.atomic():
         table = Table(host=host, rules=rule_set.name, options=rule_set.to_json(), max_players=max_players,
-                      league=league)
+                      league=league, visibility=visibility, spectators=spectators, spectator_delay=spectator_delay,
+                      invite_code=secrets.token_urlsafe(12))
         _next_seed_draw(table)
         table.save()
         Seat.objects.create(table=table, position=0, player=host, nonce=secrets.token_hex(16))
@@ -158,17 +163,21 @@ def _seat_add(table: Table, position: int, player: Player, *, bot_controlled: bo
     return seat
 
 
-def table_join(*, table_id: int, player: Player, entropy: str | None = None) -> Table:
+def table_join(*, table_id: int, player: Player, entropy: str | None = None, invite_code: str | None = None) -> Table:
     """Take the next free seat (from the next round on if one is running); a leaver, or a person a bot
-    stood in for after timeouts, takes their seat back. ``entropy`` is mixed into the next fair deal."""
+    stood in for after timeouts, takes their seat back. ``entropy`` is mixed into the next fair deal.
+    A private table takes newcomers only with its ``invite_code`` (404 otherwise: it is not shown to them)."""
     if entropy is not None:
         entropy = entropy_checked(entropy)
     with transaction.atomic():
         table = _table_locked(table_id)
-        if table.status == "closed":
-            raise ConflictError("table_state", details={"reason": "table_closed"})
         seats = list(table.seats.all())
         mine = next((s for s in seats if s.player_id == player.pk), None)
+        if table.visibility == "private" and mine is None and not (
+                isinstance(invite_code, str) and secrets.compare_digest(invite_code, table.invite_code)):
+            raise NotFoundError()
+        if table.status == "closed":
+            raise ConflictError("table_state", details={"reason": "table_closed"})
         if mine is not None and not mine.left:
             if mine.bot_controlled and player.user_id is not None:  # a bot took over after timeouts: take it back
                 mine.bot_controlled = False
@@ -187,6 +196,18 @@ def table_join(*, table_id: int, player: Player, entropy: str | None = None) -> 
         else:
             _seat_add(table, max((s.position for s in seats), default=-1) + 1, player, entropy=entropy or "")
     return table
+
+
+def seat_reclaim(*, table_id: int, player: Player) -> bool:
+    """A person who comes back takes their seat back from the bot that stood in after timeouts (not a
+    seat they left: joining again takes that one). Every request of theirs to the table or one of its
+    rounds calls this when their seat shows a bot; returns whether it took one back."""
+    if player.user_id is None or player.is_bot:
+        return False
+    with transaction.atomic():
+        taken = Seat.objects.filter(table_id=table_id, player=player, left=False, bot_controlled=True).update(
+            bot_controlled=False, consecutive_timeouts=0)
+    return bool(taken)
 
 
 def seat_entropy_set(*, table_id: int, player: Player, entropy: Any) -> Table:
@@ -307,7 +328,8 @@ def round_start(*, table_id: int, player: Player, seed: Any = None, setup: Any =
         if table.games.filter(status="active").exists():
             raise ConflictError("table_state", _("A round is running at this table."),
                                 details={"reason": "round_running"})
-        seats = [s for s in table.seats.all() if not s.left]
+        seats = [s for s in table.seats.select_related("player") if not s.left]
+        _takeovers_reset(seats)
         rules = engine.RuleSet.from_json(table.options)
         if len(seats) < rules.min_players:
             raise ConflictError("table_state", _("Not enough players at the table."),
@@ -334,6 +356,16 @@ def round_start(*, table_id: int, player: Player, seed: Any = None, setup: Any =
             move_submit(game_id=game.pk, actor="bot", action=None)
             game.refresh_from_db()
     return game
+
+
+def _takeovers_reset(seats: list[Seat]) -> None:
+    """A new round gives every present person their seat back from the bot that stood in for them in
+    the last one, so a round a person starts is never played to its end by bots alone in one request."""
+    back = [s for s in seats if s.bot_controlled and s.player.user_id is not None and not s.player.is_bot]
+    for seat in back:
+        seat.bot_controlled, seat.consecutive_timeouts = False, 0
+    if back:
+        Seat.objects.filter(pk__in=[s.pk for s in back]).update(bot_controlled=False, consecutive_timeouts=0)
 
 
 def _practice_deal(game: Game, rules: engine.RuleSet, players: int, seed: Any, setup: Any) -> engine.GameState:
@@ -484,7 +516,11 @@ def move_submit(
                     else:
                         clocks_due_apply(locked)  # a late action comes after the timeout it missed
                         seat = _seat_of(locked, player) if actor == "player" else None
+                        if seat is not None:
+                            _seat_taken_back(locked.seats[seat])
                         _open_check(locked, expected_version)
+                        if action is not None and action["type"] == "abort":
+                            _abort_check(locked, player)
                         if action is not None:
                             _action_apply(locked, seat, player, action)
                     if play_bots:
@@ -549,11 +585,22 @@ def _idempotency_replay(player: Player, key: str, fingerprint: str) -> MoveOutco
 
 def _seat_of(locked: LockedRound, player: Player | None) -> int:
     seat = next((i for i, s in enumerate(locked.seats) if player is not None and s.player_id == player.pk), None)
-    if seat is None:  # an outsider: the same 404 as for a round that does not exist
+    if seat is None:  # a spectator may not act (403); an outsider who may not watch gets the 404 of no round
+        watched = player is not None and Table.objects.filter(pk=locked.game.table_id, visibility="public",
+                                                              spectators="anyone").exists()
+        if watched:
+            raise PermissionDeniedError(message=_("You are not seated in this round."))
         raise NotFoundError()
     if locked.seats[seat].left:  # a bot plays this seat now; joining again takes it back
         raise PermissionDeniedError(message=_("You left this table; a bot plays your seat."))
     return seat
+
+
+def _seat_taken_back(seat: Seat) -> None:
+    """A person acting in their own round is back: the bot that stood in for them stops (seat row locked)."""
+    if seat.bot_controlled and seat.player.user_id is not None and not seat.player.is_bot:
+        seat.bot_controlled, seat.consecutive_timeouts = False, 0
+        seat.save(update_fields=["bot_controlled", "consecutive_timeouts"])
 
 
 def _open_check(locked: LockedRound, expected_version: int | None) -> None:
@@ -561,6 +608,16 @@ def _open_check(locked: LockedRound, expected_version: int | None) -> None:
         raise ConflictError("game_finished")
     if expected_version is not None and expected_version != locked.game.version:
         raise ConflictError("version_conflict", details={"version": locked.game.version})
+
+
+def _abort_check(locked: LockedRound, player: Player | None) -> None:
+    """Only the table's host aborts, and only a round with no move yet (not even a bot's or the clock's)."""
+    host_id = Table.objects.filter(pk=locked.game.table_id).values_list("host_id", flat=True).first()
+    if player is None or host_id != player.pk:
+        raise PermissionDeniedError(message=_("Only the host may do this."))
+    if locked.game.version or locked.appended:
+        raise ConflictError("table_state", _("A round can be aborted only before its first move."),
+                            details={"reason": "round_started", "version": locked.game.version})
 
 
 def _action_apply(locked: LockedRound, seat: int, player: Player | None, action: dict[str, Any]) -> None:
@@ -637,10 +694,20 @@ def _timeout_streak_count(locked: LockedRound) -> None:
         break
     seat.consecutive_timeouts = streak
     fields = ["consecutive_timeouts"]
-    if limit and streak >= limit:
+    if limit and streak >= limit and not _present_in_house(locked, seat, limit):
         seat.bot_controlled = True
         fields.append("bot_controlled")
     seat.save(update_fields=fields)
+
+
+def _present_in_house(locked: LockedRound, seat: Seat, turns: int) -> bool:
+    """In ``house`` a slow turn costs the penalty card, and a bot takes over only an absent person: one
+    with no request for ``turns`` turns' time (``Player.last_seen_at``, see ``games.presence``)."""
+    rules = locked.state.rules
+    if rules.name != "house" or seat.player.user_id is None:
+        return False
+    absent_after = timedelta(seconds=max(rules.turn_seconds, 1) * turns)
+    return seat.player.last_seen_at is not None and locked.now - seat.player.last_seen_at < absent_after
 
 
 def _bots_play(locked: LockedRound) -> None:
@@ -703,8 +770,9 @@ def _round_save(locked: LockedRound, batch: sql.WriteBatch, changed: list[str]) 
         batch.statement("UPDATE games_table SET status = 'open' WHERE id = %s AND status = 'playing'",
                         [game.table_id])
         batch.send()
-        scoring_services.round_result_record(
-            game=game, seat_players={index: seat.player_id for index, seat in enumerate(locked.seats)})
+        if (game.result or {}).get("reason") != "aborted":  # an aborted round never counts, not even as played
+            scoring_services.round_result_record(
+                game=game, seat_players={index: seat.player_id for index, seat in enumerate(locked.seats)})
     notifications = stream_services.move_notifications(game=game, seats=locked.seats, moves=locked.appended)
     batch.insert(notifications)
     channels.publish_on_commit(channels.game_topic(game.pk),

@@ -15,8 +15,10 @@ urlpatterns = [
     path("tables/<id:table_id>/entropy", apis.TableEntropyApi.as_view(), name="table-entropy"),
     path("tables/<id:table_id>/bots", apis.TableBotApi.as_view(), name="table-bots"),
     path("tables/<id:table_id>/rounds", apis.RoundStartApi.as_view(), name="table-rounds"),
+    path("tables/<id:table_id>/reclaim", apis.TableReclaimApi.as_view(), name="table-reclaim"),
     path("games/<id:game_id>", apis.GameDetailApi.as_view(), name="game-detail"),
     path("games/<id:game_id>/actions", apis.GameActionApi.as_view(), name="game-actions"),
     path("games/<id:game_id>/events", apis.GameEventsApi.as_view(), name="game-events"),
+    path("games/<id:game_id>/abort", apis.GameAbortApi.as_view(), name="game-abort"),
     path("games/<id:game_id>/fairness", apis.GameFairnessApi.as_view(), name="game-fairness"),
 ]

@@ -114,6 +114,8 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     if isinstance(exc, DomainError):
         # A 401 names the scheme that would be accepted (RFC 9110), a refused log-in's too.
         headers = {"WWW-Authenticate": "Token"} if exc.status == 401 else {}
+        if exc.status == 429 and "retry_after" in exc.details:  # a service's own throttle (the table chat)
+            headers["Retry-After"] = str(exc.details["retry_after"])
         return Response(error_body(exc.code, exc.message, exc.details), status=exc.status, headers=headers)
     if isinstance(exc, Http404):
         exc = drf.NotFound()

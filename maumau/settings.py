@@ -48,6 +48,7 @@ INSTALLED_APPS = [
     "games",
     "scoring",
     "streams",
+    "lobby",
     "client",
 ]
 
@@ -296,7 +297,7 @@ MAUMAU_CLOCK_SWEEP_BATCH = int(os.environ.get("MAUMAU_CLOCK_SWEEP_BATCH", "500")
 # request id (X-Request-ID, returned to the client and carried by the request's Celery tasks). The clock
 # sweep runs every MAUMAU_CLOCK_SWEEP_SECONDS and the webhook sweep every minute: their routine INFO lines
 # (beat sending, worker receiving and finishing) are dropped, their errors kept.
-ROUTINE_TASKS = ["games.deadlines_sweep", "streams.tasks.webhook_sweep"]
+ROUTINE_TASKS = ["games.deadlines_sweep", "streams.tasks.webhook_sweep", "lobby.sweep"]
 LOGGING = observability.logging_config(
     level=os.environ.get("LOG_LEVEL", "WARNING"),
     json_format=os.environ.get("LOG_FORMAT", "text").strip().lower() == "json",
@@ -317,3 +318,13 @@ MAUMAU_METRICS_NETWORKS = [
 SENTRY_DSN = os.environ.get("SENTRY_DSN", "")
 observability.error_reporting_init(SENTRY_DSN, environment=os.environ.get("SENTRY_ENVIRONMENT", ""),
                                    traces_sample_rate=float(os.environ.get("SENTRY_TRACES_SAMPLE_RATE", "0")))
+
+# Presence (games/presence.py): a player's last request is written at most this often, and counts as
+# online this long. Chat (lobby): messages per window per player and table.
+MAUMAU_PRESENCE_WRITE_SECONDS = float(os.environ.get("MAUMAU_PRESENCE_WRITE_SECONDS", "30"))
+MAUMAU_PRESENCE_ONLINE_SECONDS = float(os.environ.get("MAUMAU_PRESENCE_ONLINE_SECONDS", "120"))
+MAUMAU_CHAT_RATE = int(os.environ.get("MAUMAU_CHAT_RATE", "5"))
+MAUMAU_CHAT_WINDOW_SECONDS = float(os.environ.get("MAUMAU_CHAT_WINDOW_SECONDS", "10"))
+# Lobby sweep (Celery beat): seeks filled with bots once their time passed, challenges expired.
+MAUMAU_LOBBY_SWEEP_SECONDS = float(os.environ.get("MAUMAU_LOBBY_SWEEP_SECONDS", "2"))
+CELERY_BEAT_SCHEDULE["lobby-sweep"] = {"task": "lobby.sweep", "schedule": MAUMAU_LOBBY_SWEEP_SECONDS}

@@ -24,6 +24,7 @@ urlpatterns = [
     path("api/v1/", include("accounts.urls")),
     path("api/v1/", include("scoring.urls")),
     path("api/v1/", include("streams.urls")),
+    path("api/v1/", include("lobby.urls")),
 ]
 
 handler400 = "maumau.errors.json_400"

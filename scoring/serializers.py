@@ -129,7 +129,8 @@ class HistoryLine(serializers.Serializer):
     league = serializers.IntegerField(source="league_id", allow_null=True)
     round = serializers.IntegerField(source="round.number", help_text="Round number at its table.")
     rules = serializers.ChoiceField(choices=RULE_SETS)
-    reason = serializers.ChoiceField(choices=["mau_mau", "stalemate", "max_turns"], source="round.reason")
+    reason = serializers.ChoiceField(choices=["mau_mau", "stalemate", "max_turns", "resigned"],
+                                     source="round.reason")
     seat = serializers.IntegerField()
     rank = serializers.IntegerField()
     cards_left = serializers.IntegerField()

@@ -22,6 +22,7 @@ from django.views.decorators.csrf import csrf_exempt
 
 from games import clocks, selectors, sql
 from games.models import Game, Player
+from lobby import selectors as chat
 from maumau.errors import MESSAGES, DomainError, ValidationFailed, error_body
 from maumau.params import QUERY_INT_MAX, query_int
 from streams import channels
@@ -121,10 +122,10 @@ def _game_open(game_id: int, player: Player) -> tuple[int, str]:
     """Permission check (404/403); returns the current version and the caller's ETag. A passed
     deadline found here is resolved first; only then, since resolving takes the round's lock and
     a long-poll is opened again every minute by every waiting phone."""
-    game, _seats, viewer = selectors.game_for_player(game_id=game_id, player=player)
+    game, _seats, viewer = selectors.game_for_watcher(game_id=game_id, player=player)
     if clocks.deadline_passed(game):
         clocks.clocks_resolve_due(game_id=game_id)
-        game, _seats, viewer = selectors.game_for_player(game_id=game_id, player=player)
+        game, _seats, viewer = selectors.game_for_watcher(game_id=game_id, player=player)
     return game.version, selectors.game_etag(game=game, viewer=viewer, player=player)
 
 
@@ -133,7 +134,7 @@ def _game_version(game_id: int) -> int:
 
 
 def _game_answer(game_id: int, player: Player) -> tuple[dict[str, Any], str]:
-    game, seats, viewer = selectors.game_for_player(game_id=game_id, player=player)
+    game, seats, viewer = selectors.game_for_watcher(game_id=game_id, player=player)
     etag = selectors.game_etag(game=game, viewer=viewer, player=player)
     return selectors.game_view_for_player(game=game, seats=seats, viewer=viewer), etag
 
@@ -190,17 +191,24 @@ async def game_wait(request: HttpRequest, player: Player, game_id: int) -> HttpR
 # --- SSE of a game's ledger: GET /api/v1/games/{id}/stream -------------------------------------------
 
 
-def _ledger_open(game_id: int, player: Player) -> tuple[int | None, int]:
-    game, _seats, viewer = selectors.game_for_player(game_id=game_id, player=player)
-    return viewer, game.version
+def _ledger_open(game_id: int, player: Player, invite_code: str | None = None) -> tuple[int | None, int, int]:
+    """The caller's seat (None: a spectator), the version they may see, and a spectator's delay."""
+    game, _seats, viewer = selectors.game_for_watcher(game_id=game_id, player=player, invite_code=invite_code)
+    delay = getattr(game, "spectator_delay", 0)
+    return viewer, selectors.spectator_version(game) if viewer is None else game.version, delay
 
 
-def _ledger_after(game_id: int, viewer: int | None, after: int) -> tuple[list[dict[str, Any]], str, int]:
+def _ledger_after(game_id: int, viewer: int | None, after: int,
+                  delay: int = 0) -> tuple[list[dict[str, Any]], str, int]:
     """The caller's redacted ledger rows after ``after``, the status and the version; status and
-    version read before the rows, so a round seen finished has all its rows in this page or the next."""
+    version read before the rows, so a round seen finished has all its rows in this page or the next.
+    A spectator's stop ``delay`` rows short of the head while the round runs."""
     game = Game.objects.only("status", "version").get(pk=game_id)
     reveal = game.status == "finished" and viewer is not None
-    moves = list(game.moves.filter(seq__gt=after).order_by("seq")[:PAGE])
+    query = game.moves.filter(seq__gt=after)
+    if viewer is None and game.status == "active":
+        query = query.filter(seq__lte=game.version - delay)
+    moves = list(query.order_by("seq")[:PAGE])
     return [selectors.move_data(m, viewer, reveal) for m in moves], game.status, game.version
 
 
@@ -215,21 +223,32 @@ def _last_event_id(request: HttpRequest) -> int | None:
 async def game_stream(request: HttpRequest, player: Player, game_id: int) -> HttpResponse:
     """``id:`` = ledger seq, so ``Last-Event-ID`` (or ``?after=``) resumes without loss or repeat."""
     after = _last_event_id(request)
-    viewer, version = await channels.db(_ledger_open, game_id, player)
-    return _stream_response(_game_events(game_id, viewer, version if after is None else after))
+    code = request.GET.get("invite_code")
+    viewer, version, delay = await channels.db(_ledger_open, game_id, player, code[:64] if code else None)
+    messages_after = query_int(request.GET.get("messages_after"), "messages_after")
+    if messages_after is None:
+        messages_after = await channels.db(chat.last_message_id, game_id)
+    return _stream_response(_game_events(game_id, viewer, version if after is None else after, delay,
+                                         messages_after))
 
 
-async def _game_events(game_id: int, viewer: int | None, after: int) -> AsyncIterator[bytes]:
+async def _game_events(game_id: int, viewer: int | None, after: int, delay: int = 0,
+                       messages_after: int = 0) -> AsyncIterator[bytes]:
+    """Ledger rows as ``event: move`` (``id:`` = seq) and the table's chat as ``event: message`` (no
+    ``id:``, so ``Last-Event-ID`` stays the ledger's; ``?messages_after=`` resumes the chat)."""
     sub = channels.hub().subscribe(channels.game_topic(game_id))
     keepalive = float(setting("STREAMS_KEEPALIVE_SECONDS"))
     try:
         yield f"retry: 2000\n: game {game_id} after {after}\n\n".encode()
         while True:
-            rows, status, version = await channels.db(_ledger_after, game_id, viewer, after)
+            rows, status, version = await channels.db(_ledger_after, game_id, viewer, after, delay)
             sub.seen = version
             for row in rows:
                 yield _sse(data=row, event="move", event_id=row["seq"])
                 after = row["seq"]
+            for message in await channels.db(chat.messages_for_stream, game_id, viewer is None, messages_after):
+                yield _sse(data=message, event="message")
+                messages_after = message["id"]
             if len(rows) == PAGE:
                 continue
             if status == "finished":

@@ -8,6 +8,9 @@ Client actions (API.md):
 - ``{"type": "draw"}``: one card, or the whole open 7 penalty.
 - ``{"type": "pass"}``: keep the drawn card, or nothing is left to draw.
 - ``{"type": "say", "word": "mau" | "maumau" | "pik" | "hermann"}``.
+- ``{"type": "resign"}``: give the round up (any time, on turn or not).
+- ``{"type": "abort"}``: end the round before its first move, unscored (the service lets only the
+  table's host send it, through ``POST /games/{id}/abort``).
 
 Clock actions, never accepted from a client: ``{"type": "timeout"}`` (the turn holder's clock ran
 out; the table's ``timeout_policy`` resolves it) and ``{"type": "hermann_timeout"}`` (the KD race's
@@ -22,7 +25,7 @@ from typing import Any
 from .cards import SUITS, is_card_code, is_joker
 
 WORDS = ("mau", "maumau", "pik", "hermann")
-CLIENT_TYPES = ("play", "draw", "pass", "say")
+CLIENT_TYPES = ("play", "draw", "pass", "say", "resign", "abort")
 CLOCK_TYPES = ("timeout", "hermann_timeout")
 _PLAY_KEYS = {"type", "cards", "wish", "as", "target", "say"}
 MAX_CARDS_PER_PLAY = 64

@@ -39,7 +39,7 @@ from .legality import IllegalAction, Plan, check_play, fits_now
 from .moves import has_play
 from .piles import draw_cards
 from .rules import RuleSet
-from .scoring import round_result
+from .scoring import aborted_result, resigned_result, round_result
 from .state import ACTIVE, DRAWN, FINISHED, PLAY, GameState
 
 __all__ = ["SetupError", "apply", "new_game", "new_game_from_setup", "penalize_illegal"]
@@ -152,6 +152,16 @@ def apply(state: GameState, seat: int | None, action: dict[str, Any]) -> tuple[G
         _timeout(state, events)
         return state, events
     seat = _seated(state, seat)
+    if kind == "resign":  # any time, on turn or not: the round ends (scoring.resigned_result)
+        events.append(ev.resigned(seat))
+        _end_round(state, resigned_result(state.hands, state.rules.scoring, seat), events)
+        return state, events
+    if kind == "abort":  # the service lets only the host abort, and only before the first move
+        if state.turns or state.phase != PLAY:
+            raise IllegalAction("round_started", "a round can be aborted only before its first move")
+        events.append(ev.aborted(seat))
+        _end_round(state, aborted_result(state.hands), events)
+        return state, events
     if seat != state.turn:
         raise IllegalAction("not_your_turn", "it is not your turn", {"turn": state.turn})
     if kind == "play":
@@ -373,9 +383,13 @@ def _end_turn(state: GameState, seat: int, events: list[Event], skips: int = 0,
 
 
 def _finish(state: GameState, winner: int | None, reason: str, multiplier: int, events: list[Event]) -> None:
+    _end_round(state, round_result(state.hands, state.rules.scoring, winner, reason, multiplier), events)
+
+
+def _end_round(state: GameState, result: dict[str, Any], events: list[Event]) -> None:
     state.status = FINISHED
     state.owed = {}
     state.hermann = None
     state.pending_draw = 0
-    state.result = round_result(state.hands, state.rules.scoring, winner, reason, multiplier)
+    state.result = result
     events.append(ev.round_over(state.result))

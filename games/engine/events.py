@@ -84,3 +84,11 @@ def timed_out(seat: int, policy: str) -> Event:
 
 def round_over(result: dict[str, Any]) -> Event:
     return {"type": "round_over", "result": result}
+
+
+def resigned(seat: int) -> Event:
+    return {"type": "resigned", "seat": seat}
+
+
+def aborted(seat: int) -> Event:
+    return {"type": "aborted", "seat": seat}

@@ -10,6 +10,13 @@
 
 A round that ends without a winner (stalemate, ``max_turns``) is scored the same way with no winner
 and multiplier 1. Equal keys share a rank (1, 2, 2, 4).
+
+A resignation (``resigned``) scores the one who gave up as the rule set scores a loser, ranked last
+alone (in ``points`` their hand's points, multiplier 1). **Decision** (the seeds are silent): with two
+players the other one wins; with more the round ends without a winner, the others ranked among
+themselves as usual, and in ``points`` only the resigner scores (the others did not lose).
+An aborted round (``aborted``: the host ended it before the first move) has no winner and scores
+nothing; it is never counted.
 """
 
 from __future__ import annotations
@@ -53,3 +60,28 @@ def round_result(hands: list[list[str]], scoring: str, winner: int | None, reaso
         row["rank"] = rank
         del row["_key"]
     return {"winner": winner, "reason": reason, "multiplier": multiplier, "players": rows}
+
+
+def resigned_result(hands: list[list[str]], scoring: str, resigner: int) -> dict[str, Any]:
+    """The result of a round ended by ``resigner`` giving up (see the module docstring)."""
+    others = [seat for seat in range(len(hands)) if seat != resigner]
+    winner = others[0] if len(others) == 1 else None
+    result = round_result([hands[seat] for seat in others], scoring, 0 if winner is not None else None, "resigned")
+    rows = []
+    for row in result["players"]:
+        seat = others[row["seat"]]
+        if scoring == "points":
+            row = {**row, "points": 0}
+        rows.append({**row, "seat": seat})
+    hand = hands[resigner]
+    raw = sum((house_points if scoring == "points" else ranking_points)(card) for card in hand)
+    rows.append({"seat": resigner, "rank": len(hands), "cards_left": len(hand), "raw_points": raw, "multiplier": 1,
+                 "points": raw if scoring in ("points", "ranking") else 0, "won": False, "resigned": True})
+    return {"winner": winner, "reason": "resigned", "multiplier": 1, "players": rows}
+
+
+def aborted_result(hands: list[list[str]]) -> dict[str, Any]:
+    """The result of a round the host aborted before its first move: nobody won, nobody scores."""
+    return {"winner": None, "reason": "aborted", "multiplier": 1,
+            "players": [{"seat": seat, "rank": 1, "cards_left": len(hand), "raw_points": 0, "multiplier": 1,
+                         "points": 0, "won": False} for seat, hand in enumerate(hands)]}

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from games import engine
-from games.models import Game, Move
+from games.models import Game, Move, Table
 from games.rule_messages import RULE_MESSAGES
 from tests.games.api_helpers import act, setup_for, view
 
@@ -127,8 +127,22 @@ def test_broken_json_is_400(rigged) -> None:  # type: ignore[no-untyped-def]
     assert response.status_code == 400 and code(response) == "validation_error"
 
 
-def test_an_outsider_gets_the_same_404_as_for_a_game_that_does_not_exist(rigged, make_player) -> None:  # type: ignore[no-untyped-def]
+def test_someone_not_seated_may_watch_a_public_round_but_not_act(rigged, make_player) -> None:  # type: ignore[no-untyped-def]
     _table, _host, _guest, game = rigged
+    stranger = make_player("Eve")
+    watched = stranger.get(f"/api/v1/games/{game['id']}").json()
+    assert watched["spectator"] and "hand" not in watched and watched["legal_actions"] == [] and watched["seat"] is None
+    assert stranger.get(f"/api/v1/games/{game['id']}/events").status_code == 200
+    response = act(stranger, game["id"], {"type": "draw"})
+    assert response.status_code == 403 and code(response) == "permission_denied"
+    assert Game.objects.get(pk=game["id"]).version == 0
+
+
+@pytest.mark.parametrize("closed", [{"spectators": "nobody"}, {"spectators": "invited"}, {"visibility": "private"}])
+def test_an_outsider_of_an_unwatched_round_gets_the_same_404_as_for_a_game_that_does_not_exist(
+        rigged, make_player, closed) -> None:  # type: ignore[no-untyped-def]
+    table, _host, _guest, game = rigged
+    Table.objects.filter(pk=table.id).update(**closed)
     stranger = make_player("Eve")
 
     def answers(game_id: int) -> list[tuple[int, dict]]:
@@ -138,7 +152,6 @@ def test_an_outsider_gets_the_same_404_as_for_a_game_that_does_not_exist(rigged,
 
     assert answers(game["id"]) == answers(999_999)
     assert {status for status, _body in answers(game["id"])} == {404}
-    assert Game.objects.get(pk=game["id"]).version == 0
 
 
 def test_an_unknown_game_is_404(make_player) -> None:

@@ -19,10 +19,35 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from games.engine.rules import OPTION_BOUNDS
+from games.ledger import initial_state
 from games.models import Game, Move, Table
 from tests.games.api_helpers import act, cards_in, resolve
 
 pytestmark = pytest.mark.django_db
+
+
+class SpectatorScanner:
+    """A spectator may know only the cards laid face up (the starter and every card played, jokers' names
+    included); never a hand, never the stock, not even after the round (its players see every hand
+    then; a spectator does not)."""
+
+    def __init__(self, game_id: int) -> None:
+        self.game_id = game_id
+        self.checked = 0
+
+    def face_up(self) -> set[str]:
+        game = Game.objects.get(pk=self.game_id)
+        seen = {initial_state(game).discard[0], game.state["top"]}
+        for events in Move.objects.filter(game=game).values_list("events", flat=True):
+            for event in events:
+                if event["type"] == "played":
+                    seen |= set(event["cards"]) | set(event.get("as", {}).values())
+        return seen
+
+    def check(self, body: Any, what: str) -> None:
+        leaked = cards_in(body) - self.face_up()
+        assert not leaked, f"{what} shows a spectator hidden cards {sorted(leaked)}"
+        self.checked += 1
 
 
 class Scanner:
@@ -61,8 +86,10 @@ class Scanner:
 
 
 @pytest.mark.parametrize(("rules", "seed"), [("classic", 1), ("tavern", 2), ("house", 3), ("house", None)])
-def test_a_person_plays_a_round_against_bots_to_the_end(make_table, rules: str, seed: int | None) -> None:
+def test_a_person_plays_a_round_against_bots_to_the_end(make_table, make_player, rules: str,
+                                                        seed: int | None) -> None:
     table = make_table(rules)
+    spectator = make_player("Eve")
     assert table.bot("basic").status_code == 201
     assert table.bot("random").status_code == 201
     started = table.start() if seed is None else table.start(seed=seed)  # None: a fair deal
@@ -70,6 +97,7 @@ def test_a_person_plays_a_round_against_bots_to_the_end(make_table, rules: str, 
     game = started.json()
     gid, person = game["id"], table.host
     scan = Scanner(gid, 0)
+    watch = SpectatorScanner(gid)
     scan.check(game, "the round's start")
     scan.check(person.get(f"/api/v1/tables/{table.id}").json(), "the table view")
     assert person.get(f"/api/v1/games/{gid}/fairness").status_code == 409
@@ -91,13 +119,18 @@ def test_a_person_plays_a_round_against_bots_to_the_end(make_table, rules: str, 
             ledger = person.get(f"/api/v1/games/{gid}/events").json()
             if ledger["status"] == "active":
                 scan.check(ledger, "the ledger")
+            watch.check(spectator.get(f"/api/v1/games/{gid}").json(), "a spectator's view")
+            watch.check(spectator.get(f"/api/v1/games/{gid}/events").json(), "a spectator's ledger")
+            watch.check(spectator.get(f"/api/v1/tables/{table.id}/messages").json(), "a spectator's chat")
     else:
         raise AssertionError("the round did not end")
     final = Game.objects.get(pk=gid)
     assert final.status == "finished" and final.result is not None and final.turn is None
     assert final.result["reason"] in ("mau_mau", "stalemate", "max_turns")
     assert Move.objects.filter(game=final, actor="bot").exists()
-    assert scan.checked > 5
+    assert scan.checked > 5 and watch.checked > 2
+    watch.check(spectator.get(f"/api/v1/games/{gid}").json(), "a spectator's view of the finished round")
+    watch.check(spectator.get(f"/api/v1/games/{gid}/events").json(), "a spectator's ledger of the finished round")
     table_after = person.get(f"/api/v1/tables/{table.id}").json()
     assert table_after["status"] == "open" and table_after["current_game"] is None
     call_command("verify_ledger", gid)

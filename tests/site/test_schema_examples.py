@@ -42,7 +42,7 @@ def test_every_request_body_has_an_example(schema: dict[str, Any]) -> None:
 
 def test_the_action_examples_are_well_formed_actions(schema: dict[str, Any]) -> None:
     actions = examples(schema["paths"]["/api/v1/games/{game_id}/actions"]["post"])
-    assert {action["type"] for action in actions} == {"play", "draw", "pass", "say"}
+    assert {action["type"] for action in actions} == {"play", "draw", "pass", "say", "resign"}
     for action in actions:
         parse_action({k: v for k, v in action.items() if k != "expected_version"})
 

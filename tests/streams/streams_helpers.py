@@ -39,10 +39,10 @@ def rigged_setup(hands: list[list[str]], starter: str, stock_top: list[str]) -> 
 
 
 def two_player_round(base: str, hands: list[list[str]], starter: str,
-                     stock_top: list[str]) -> tuple[Person, Person, int]:
+                     stock_top: list[str], **table_body: Any) -> tuple[Person, Person, int]:
     """Ada (seat 0, on turn) and Bo (seat 1) at a classic table, on a deal the test chose."""
     ada, bo = sign_up(base, "Ada"), sign_up(base, "Bo")
-    table = ada.http.post("/api/v1/tables", json={"rules": "classic", "max_players": 2}).json()
+    table = ada.http.post("/api/v1/tables", json={"rules": "classic", "max_players": 2, **table_body}).json()
     assert bo.http.post(f"/api/v1/tables/{table['id']}/join").status_code == 200
     game = ada.http.post(f"/api/v1/tables/{table['id']}/rounds",
                          json={"setup": rigged_setup(hands, starter, stock_top)})

@@ -168,7 +168,7 @@ def test_me_stream_tells_your_turn_and_resumes_by_id(server: str) -> None:
 
 
 def test_waiting_endpoints_refuse_strangers_in_the_error_shape(poll_server: str) -> None:
-    _ada, _bo, gid = two_player_round(poll_server, [ADA, BO], STARTER, STOCK_TOP)
+    _ada, _bo, gid = two_player_round(poll_server, [ADA, BO], STARTER, STOCK_TOP, spectators="nobody")
     eve = sign_up(poll_server, "Eve")
     anonymous = httpx.Client(base_url=poll_server, timeout=10)
     cases = [
@@ -188,3 +188,19 @@ def test_waiting_endpoints_refuse_strangers_in_the_error_shape(poll_server: str)
     german = anonymous.get(f"/api/v1/games/{gid}/stream", headers={"Accept-Language": "de"})
     english = anonymous.get(f"/api/v1/games/{gid}/stream")
     assert german.json()["error"]["message"] != english.json()["error"]["message"]
+
+
+def test_a_spectator_stream_shows_moves_behind_by_the_delay_and_no_hand(poll_server: str) -> None:
+    ada, _bo, gid = two_player_round(poll_server, [ADA, BO], STARTER, STOCK_TOP, spectator_delay=1)
+    eve = sign_up(poll_server, "Eve")
+    act(ada, gid, {"type": "play", "cards": [ADA[0]]})
+    with eve.http.stream("GET", f"/api/v1/games/{gid}/stream", params={"after": 0}, timeout=10) as response:
+        assert response.status_code == 200
+        lines = []
+        for line in response.iter_lines():
+            lines.append(line)
+            if line.startswith(": keep-alive"):
+                break
+    assert not any(line.startswith("event: move") for line in lines)  # one move, one behind: nothing yet
+    watched = eve.http.get(f"/api/v1/games/{gid}").json()
+    assert watched["version"] == 0 and watched["delay"] == 1 and "hand" not in watched
