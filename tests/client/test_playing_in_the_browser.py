@@ -82,9 +82,9 @@ def sign_up_as_guest(page: Any, base: str, name: str) -> None:
 
 
 def create_table(page: Any, rules: str, seats: int) -> int:
-    page.locator("select[name=rules]").select_option(rules)
-    page.locator("input[name=max_players]").fill(str(seats))
-    page.locator("input[name=turn_seconds]").fill("0")
+    page.locator("#create-table select[name=rules]").select_option(rules)
+    page.locator("#create-table input[name=max_players]").fill(str(seats))
+    page.locator("#create-table input[name=turn_seconds]").fill("0")
     page.locator("#create-table button").click()
     page.wait_for_url(re.compile(r"#/table/\d+$"))
     return int(page.url.rsplit("/", 1)[1])
@@ -160,6 +160,7 @@ def test_two_browsers_play_a_house_round_with_a_wish_a_mau_call_and_a_forgotten_
         expect(page.locator("#hand .hand-card")).to_have_count(3)
 
     def play(page: Any, card: str, *, words: tuple[str, ...] = (), choice: str | None = None) -> None:
+        expect(page.locator("#turn.yours")).to_be_visible()  # the page has the move before this one
         version = game_version(page)
         for word in words:
             page.locator(f".call[data-word='{word}']").click()
@@ -179,6 +180,7 @@ def test_two_browsers_play_a_house_round_with_a_wish_a_mau_call_and_a_forgotten_
     expect(bob.locator("#moves")).to_contain_text("Ada says “Mau!”")
     play(bob, "5D")
     expect(ada.locator("#seats [data-seat='1'] .count")).to_have_text("1 Karte")
+    expect(ada.locator("#turn.yours")).to_be_visible()
     version = game_version(ada)
     ada.locator("#draw").click()
     wait_for_version_past(ada, version)
