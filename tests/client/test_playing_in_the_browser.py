@@ -240,3 +240,28 @@ def test_the_lobby_fits_a_phone_screen(server: str, new_page: Any) -> None:
     screenshot(page, "lobby-phone")
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= PHONE["width"], width
+
+
+def test_quick_play_and_a_challenge_take_a_browser_into_their_rounds(server: str, new_page: Any) -> None:
+    page = new_page(PHONE)
+    sign_up_as_guest(page, server, "Quinn")
+    quick = page.locator("#quick-play")
+    quick.locator("select[name=rules]").select_option("classic")
+    quick.locator("input[name=players]").fill("2")
+    quick.get_by_role("button", name="Find a game").click()
+    expect(page.locator("#seeks")).to_contain_text("Looking for players")
+
+    rita = Api.guest(server, "Rita")
+    seek = rita.call("POST", "seeks", {"rules": "classic", "players": 2})
+    assert seek["status"] == "matched", seek
+    page.wait_for_url(re.compile(rf"#/game/{seek['game']}$"))
+    expect(page.locator("#seats")).to_contain_text("Rita")
+
+    me = int(page.evaluate("fetch('/api/v1/me', {headers: {Authorization: 'Token ' + localStorage.getItem("
+                           "'maumau.token')}}).then(r => r.json()).then(b => b.id)"))
+    page.goto(f"{server}/#/lobby")
+    rita.call("POST", "challenges", {"to": [me], "rules": "tavern"})
+    challenge = page.locator("#challenges li", has_text="from Rita")
+    challenge.get_by_role("button", name="Accept").click()
+    page.wait_for_url(re.compile(r"#/game/\d+$"))
+    expect(page.locator("#game")).to_contain_text("Rita")
