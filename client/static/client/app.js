@@ -364,22 +364,43 @@ function leagueScreen(id) {
 }
 
 function ratingsScreen(rules = "classic") {
-  const box = h("div", { id: "ratings" });
+  let alive = true;
+  let peopleOnly = localStorage.getItem("maumau.people_only") !== "false";
+  const body = h("tbody", {});
+  const more = h("button", { type: "button", hidden: true }, "…");
+  const note = h("p", { class: "muted" });
+  const people = h("input", { type: "checkbox", checked: peopleOnly, onchange: () => {
+    peopleOnly = people.checked;
+    localStorage.setItem("maumau.people_only", String(peopleOnly));
+    fill(body);
+    attempt(() => page(null));
+  } });
   const picker = h("div", { class: "tabs", role: "tablist" }, RULES.map((name) => h("a", {
     href: `#/ratings/${name}`, role: "tab", "aria-selected": String(name === rules) }, t(`rules.${name}`))));
-  fill(main, h("h1", {}, t("ratings.title")), picker, box);
-  attempt(async () => {
-    const answer = await get(`ratings/${rules}?people_only=true`);
+
+  async function page(after) {
+    const query = `people_only=${peopleOnly}${after ? `&after=${encodeURIComponent(after)}` : ""}`;
+    const answer = await optional(`ratings/${rules}?${query}`);
+    if (!alive) return;
+    if (answer === null) { note.textContent = "—"; return; }
     const rows = Array.isArray(answer) ? answer : answer.results || [];
-    fill(box, h("div", { class: "scroll" }, h("table", { class: "scores" },
+    const start = body.children.length;
+    body.append(...rows.map((row, index) => h("tr", { class: me && row.player.id === me.id ? "yours" : null },
+      h("td", {}, row.position || start + index + 1), h("td", {}, row.player.name),
+      h("td", {}, row.rating.toFixed(1), row.provisional ? h("span", { class: "badge" }, t("ratings.provisional")) : null),
+      h("td", {}, row.rounds))));
+    more.hidden = !answer.next;
+    more.onclick = () => attempt(() => page(answer.next));
+  }
+
+  fill(main, h("h1", {}, t("ratings.title")), picker,
+    h("label", { class: "check" }, people, ` ${t("ratings.people")}`),
+    h("div", { class: "scroll" }, h("table", { class: "scores", id: "leaderboard" },
       h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("score.position")), h("th", { scope: "col" }, t("score.player")),
-        h("th", { scope: "col" }, t("ratings.rating")), h("th", { scope: "col" }, t("score.rounds")))),
-      h("tbody", {}, rows.map((row, index) => h("tr", {},
-        h("td", {}, row.position || index + 1), h("td", {}, row.player.name || row.player),
-        h("td", {}, Math.round(row.rating), row.provisional ? h("span", { class: "badge" }, t("ratings.provisional")) : null),
-        h("td", {}, row.rounds)))))));
-  });
-  return () => {};
+        h("th", { scope: "col" }, t("ratings.rating")), h("th", { scope: "col" }, t("score.rounds")))), body)),
+    more, note);
+  attempt(() => page(null));
+  return () => { alive = false; };
 }
 
 // --- router ------------------------------------------------------------------------------------
