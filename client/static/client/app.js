@@ -205,7 +205,8 @@ function lobbyScreen() {
   const mineList = h("ul", { class: "list", id: "my-games" });
   const openList = h("ul", { class: "list", id: "open-tables" });
   const watchList = h("ul", { class: "list", id: "running-tables" });
-  const extras = h("div", { class: "columns" });
+  const quickSlot = h("div", { class: "slot" });
+  const challengeSlot = h("div", { class: "slot" });
   const watchSection = section(t("lobby.running"), watchList);
 
   async function refresh() {
@@ -238,7 +239,8 @@ function lobbyScreen() {
     watchSection.hidden = !watchable.length;
     fill(watchList, watchable.slice(0, 20).map((table) => tableLine(table,
       h("a", { class: "button", href: `#/game/${table.current_game}` }, t("lobby.spectate")))));
-    fill(extras, seeks ? quickPlay(seeks, refresh) : null, received ? challenges(received, refresh) : null);
+    fill(quickSlot, seeks ? quickPlay(seeks, refresh) : null);
+    fill(challengeSlot, received ? challenges(received, refresh) : null);
   }
 
   const rules = rulesSelect();
@@ -256,8 +258,8 @@ function lobbyScreen() {
   h("button", { class: "primary" }, t("lobby.create.go")));
 
   fill(main, h("h1", { class: "sr-only" }, t("nav.lobby")), h("div", { class: "columns" },
-    section(t("lobby.mine"), mineList), section(t("lobby.open"), openList), section(t("lobby.create"), create)),
-  extras, h("div", { class: "columns" }, watchSection));
+    section(t("lobby.mine"), mineList), quickSlot, section(t("lobby.open"), openList),
+    section(t("lobby.create"), create), challengeSlot, watchSection));
   attempt(refresh);
   const stop = onNotice((kind, data) => {
     if (kind === "game_started" && data.game) { go(`#/game/${data.game}`); return; }

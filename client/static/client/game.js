@@ -378,6 +378,7 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
     renderLog();
     renderStreamState();
     updateClock();
+    document.title = yours ? `● ${t("game.turn.you")} · Mau-Mau` : "Mau-Mau";  // seen on a background tab
     root.dataset.version = view.version;
     root.dataset.status = view.status;
     if (typing) typing.focus();
@@ -393,6 +394,6 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
       go(`#/game/${data.game}`);
     }
   });
-  return () => { alive = false; clearInterval(tick); stop(); if (stream) stream.close(); };
+  return () => { alive = false; clearInterval(tick); stop(); if (stream) stream.close(); document.title = "Mau-Mau"; };
 }
 
