@@ -79,6 +79,8 @@ def sign_up_as_guest(page: Any, base: str, name: str) -> None:
     page.get_by_label("Your name").fill(name)
     page.get_by_role("button", name="Play as guest").click()
     expect(page.locator("#create-table")).to_be_visible()
+    expect(page.locator("#my-games li").first).to_be_visible()  # the lobby has loaded
+    expect(page.locator("#quick-play")).to_be_visible()
 
 
 def create_table(page: Any, rules: str, seats: int) -> int:

@@ -208,6 +208,7 @@ function lobbyScreen() {
   const quickSlot = h("div", { class: "slot" });
   const challengeSlot = h("div", { class: "slot" });
   const watchSection = section(t("lobby.running"), watchList);
+  watchSection.hidden = true;
 
   async function refresh() {
     await whoAmI();
