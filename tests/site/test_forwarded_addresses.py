@@ -27,9 +27,8 @@ def test_a_forged_forwarded_for_does_not_escape_the_sign_up_limit() -> None:
 
 
 def test_behind_one_trusted_proxy_the_address_it_saw_is_the_client(settings) -> None:  # type: ignore[no-untyped-def]
-    # Both through the settings fixture: an override_settings decorator around a test that also
-    # changes the fixture is undone first, and the fixture's teardown then restores the decorator's
-    # values for the rest of the session (2 sign-ups a minute for every later test).
+    # One way of overriding per test: pytest-django's fixture restores what it saw on entry, and inside
+    # an @override_settings that was the override, which it then left in place for every later test.
     settings.MAUMAU_SIGNUP_RATE = "2/min"
     settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "NUM_PROXIES": 1}
     client = APIClient()
