@@ -201,7 +201,7 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
       case "drew": {
         const text = event.cards && event.cards.length
           ? t("ev.drew.cards", { name: nameOf(event.seat), cards: cardsText(event.cards) })
-          : t("ev.drew", { name: nameOf(event.seat), n: event.count });
+          : t(event.count === 1 ? "ev.drew.one" : "ev.drew", { name: nameOf(event.seat), n: event.count });
         return event.reason ? `${text} (${t(`reason.${event.reason}`)})` : text;
       }
       case "passed": return t("ev.passed", { name: nameOf(event.seat) });
@@ -217,6 +217,8 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
       case "reshuffled": return t("ev.reshuffled");
       case "timeout": return t("ev.timeout", { name: nameOf(event.seat) });
       case "round_over": return t("ev.round_over");
+      case "resigned": return t("ev.resigned", { name: nameOf(event.seat) });
+      case "aborted": return t("ev.aborted");
       default: return null;
     }
   }
