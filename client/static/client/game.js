@@ -178,7 +178,10 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
     dialog.showModal();
   }
 
+  let lastCard = null;  // the card last chosen, for focus after the chooser closed and the view changed
+
   function playCard(card) {
+    lastCard = card;
     const options = playsLeadingWith(card);
     if (!options.length) { toast(`${cardName(card)}: ${t("game.unplayable")}`); return; }
     const simple = options.length === 1 && !Object.values(options[0].as || {}).some((names) => Array.isArray(names) && names.length > 1)
@@ -333,7 +336,10 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
     const yours = view.status === "active" && seated && view.turn === view.seat;
     const leads = new Set(view.legal_actions.filter((a) => a.type === "play").map((a) => a.cards[0]));
     const simple = (type) => view.legal_actions.find((a) => a.type === type);
-    const focused = document.activeElement && document.activeElement.dataset ? document.activeElement.dataset.card : null;
+    const active = document.activeElement;
+    const focused = (active && active.dataset && active.dataset.card)
+      || (lastCard && (!active || active === document.body) ? lastCard : null);
+    lastCard = null;
     const typing = chat && chat.node.contains(document.activeElement) ? document.activeElement : null;
 
     const top = view.top_card ? cardFace(view.top_joker || view.top_card, view.top_joker ? view.top_card : null, { id: "top-card" }) : null;
@@ -385,7 +391,9 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
     root.dataset.status = view.status;
     if (typing) typing.focus();
     if (focused) {
-      const again = root.querySelector(`.hand-card[data-card="${focused}"]`);
+      // Keyboard play: focus stays on the card, or moves to the next choice when that card was laid.
+      const again = root.querySelector(`.hand-card[data-card="${focused}"]`)
+        || root.querySelector(".hand-card.playable, #draw, #pass, .hand-card");
       if (again) again.focus();
     }
   }
