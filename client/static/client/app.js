@@ -411,16 +411,20 @@ function ratingsScreen(rules = "classic") {
 async function route() {
   cleanup();
   cleanup = () => {};
-  const parts = location.hash.replace(/^#\/?/, "").split("/");
-  if (!me && token()) await attempt(whoAmI);
+  const [screen, id] = location.hash.replace(/^#\/?/, "").split("/");
+  const number = /^\d{1,18}$/.test(id || "") ? id : null;
+  if (!me && token()) {
+    const asking = attempt(whoAmI);
+    // The game screen needs only the token: it starts while the caller is read (a shorter way to the cards).
+    if (screen === "game" && number) asking.then(() => { renderNav(); if (!token()) route(); });
+    else await asking;
+  }
   renderNav();
-  if (!me) {
+  if (!token() || (!me && !(screen === "game" && number))) {
     cleanup = authScreen();
     return;
   }
   listen();
-  const [screen, id] = parts;
-  const number = /^\d{1,18}$/.test(id || "") ? id : null;
   if (screen === "table" && number) cleanup = tableScreen(number);
   else if (screen === "game" && number) cleanup = gameScreen(number, { go, onNotice, currentPlayer, scoreTable });
   else if (screen === "league" && number) cleanup = leagueScreen(number);
