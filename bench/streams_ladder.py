@@ -6,7 +6,8 @@ that prints JSON, not a test.
 
 It migrates a fresh PostgreSQL database, starts one uvicorn process of the run command
 (``maumau.asgi:application``, the pool's default bounds), signs up ``--players`` guests and deals
-``--games`` rounds between them, then climbs the ladder. At each step it opens more idle clients
+``--games`` rounds between them (without a turn clock: a timeout is a move, not idling), then climbs the
+ladder. At each step it opens more idle clients
 until the step's count is reached: 45 % ``/me/stream`` and 45 % game streams, spread over every
 player and round (each a topic of its own), and 10 % long-polls (``?wait=60``, asked again when they
 run out). Then, the clients idle, it reads from ``/proc`` over ``--idle-seconds``: the server's
@@ -63,6 +64,14 @@ def proc_status(pid: int) -> dict[str, int]:
 def cpu_seconds(pid: int) -> float:
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
+
+
+def ledger_rows(database_url: str) -> int:
+    """Moves in the ledger: an idle window must add none (else it measured play, not idle clients)."""
+    import psycopg
+
+    with psycopg.connect(database_url, autocommit=True) as conn:
+        return int(conn.execute("SELECT count(*) FROM games_move").fetchone()[0])
 
 
 def service_connections(database_url: str) -> tuple[int, set[int]]:
@@ -163,7 +172,10 @@ def auth(player: dict[str, Any]) -> dict[str, str]:
 
 
 async def deal(http: httpx.AsyncClient, host: dict[str, Any], guest: dict[str, Any]) -> int:
-    table = (await http.post("/api/v1/tables", json={"rules": "classic", "max_players": 2},
+    # No turn clock: with one, every round's deadline would pass during the ladder and its timeout
+    # (a move, waking the round's streams) would run in the "idle" window.
+    table = (await http.post("/api/v1/tables", json={"rules": "classic", "max_players": 2,
+                                                     "options": {"turn_seconds": 0}},
                              headers=auth(host))).json()
     await http.post(f"/api/v1/tables/{table['id']}/join", headers=auth(guest))
     response = await http.post(f"/api/v1/tables/{table['id']}/rounds", json={}, headers=auth(host))
@@ -267,9 +279,11 @@ async def ladder(args: argparse.Namespace, port: int, pid: int, database_url: st
             clients.extend(await gather_bounded(jobs, args.open_concurrency))
             opened_in = time.monotonic() - started
             await asyncio.sleep(args.settle)
+            rows0 = ledger_rows(database_url)
             cpu0, wall0 = cpu_seconds(pid), time.monotonic()
             await asyncio.sleep(args.idle_seconds)
             idle_cpu = (cpu_seconds(pid) - cpu0) / (time.monotonic() - wall0)
+            moves_while_idle = ledger_rows(database_url) - rows0
             status = proc_status(pid)
             connections, before = service_connections(database_url)
             moves = await watched.moves(args.moves)
@@ -277,11 +291,16 @@ async def ladder(args: argparse.Namespace, port: int, pid: int, database_url: st
             results.append({
                 "idle_clients": step, "still_open": sum(1 for c in clients if not c.closed),
                 "threads": status["Threads"], "rss_mb": round(status["VmRSS"] / 1024, 1),
-                "idle_cpu_cores": round(idle_cpu, 3), "postgresql_connections": connections,
+                "idle_cpu_cores": round(idle_cpu, 3), "moves_while_idle": moves_while_idle,
+                "long_polls_answered": sum(c.answers for c in clients),
+                "postgresql_connections": connections,
                 "connections_opened_by_moves": len(after - before),
                 "move_to_watcher": moves, "seconds_to_open": round(opened_in, 1),
             })
             print(json.dumps(results[-1]), flush=True)
+        if args.hold:
+            print(json.dumps({"holding_seconds": args.hold, "server_pid": pid}), flush=True)
+            await asyncio.sleep(args.hold)
         for client in clients:
             client.close()
         return results
@@ -293,11 +312,16 @@ def main() -> None:
     parser.add_argument("--moves", type=int, default=50, help="moves timed at each step")
     parser.add_argument("--players", type=int, default=1000, help="guests holding the idle clients")
     parser.add_argument("--games", type=int, default=500, help="rounds whose streams are held idle")
-    parser.add_argument("--idle-seconds", type=float, default=15.0, help="window of the idle CPU figure")
+    parser.add_argument("--idle-seconds", type=float, default=60.0,
+                        help="window of the idle CPU figure; at least the long-polls' wait (60 s), so that each "
+                             "long-poll is asked again once in it however fast the step opened")
     parser.add_argument("--settle", type=float, default=3.0, help="seconds after opening, before measuring")
     parser.add_argument("--open-concurrency", type=int, default=50, help="clients being opened at once")
     parser.add_argument("--database-url", default=DEFAULT_DATABASE, help="PostgreSQL URL (dropped and created)")
     parser.add_argument("--channel", default="postgres", help="postgres | redis://... | poll")
+    parser.add_argument("--port", type=int, default=0, help="the server's port (default: a free one)")
+    parser.add_argument("--hold", type=float, default=0.0,
+                        help="seconds to keep the last step's clients open at the end (to profile the server)")
     args = parser.parse_args()
     files = raise_open_files(max(args.steps) + 1000)
     with tempfile.TemporaryDirectory(prefix="streams-ladder-") as tmp:
@@ -308,7 +332,7 @@ def main() -> None:
                     "STREAMS_CHANNEL": args.channel, "PYTHONPATH": str(harness.ROOT)})
         harness.database_create(args.database_url, fresh=True)
         harness.migrate(env)
-        port = harness.free_port()
+        port = args.port or harness.free_port()
         server = harness.uvicorn("maumau.asgi:application", port, env=env, log=Path(tmp) / "uvicorn.log",
                                  options=["--timeout-keep-alive", "120", "--backlog", "4096"])
         try:

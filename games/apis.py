@@ -237,8 +237,9 @@ class RoundStartApi(APIView):
                         status=status.HTTP_201_CREATED)
 
 
-INVITE_CODE = OpenApiParameter("invite_code", str, description="A spectator of a table that takes invited "
-                                                              "spectators only: the table's invite code.")
+INVITE_CODE = OpenApiParameter(
+    "invite_code", {"type": "string", "maxLength": 32},
+    description="A spectator of a table that takes invited spectators only: the table's invite code.")
 
 
 def _invite_code(request: Request) -> str | None:
@@ -275,8 +276,6 @@ class GameDetailApi(APIView):
         game, seats, viewer = selectors.seats_for_watcher(game, table_seats, player=player,
                                                           invite_code=_invite_code(request))
         etag = selectors.game_etag(game=game, viewer=viewer, player=player)
-        if viewer is None:
-            etag = etag[:-1] + f'-s{selectors.spectator_version(game)}"'
 
         if etag in {t.strip() for t in request.headers.get("If-None-Match", "").split(",")}:
             return Response(status=status.HTTP_304_NOT_MODIFIED, headers={"ETag": etag})

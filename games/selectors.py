@@ -205,8 +205,16 @@ def seats_for_player(game: Game, table_seats: list[Seat], *, player: Player) -> 
 
 
 def game_etag(*, game: Game, viewer: int | None, player: Player) -> str:
-    """Changes with every applied move (version) and differs per caller (views differ)."""
+    """Changes with every applied move (version) and differs per caller (views differ); a spectator's
+    also names the version they see (``-s``), which is what their long-poll waits past."""
+    if viewer is None:
+        return f'"g{game.pk}-v{game.version}-p{player.pk}-s{spectator_version(game)}"'
     return f'"g{game.pk}-v{game.version}-p{player.pk}"'
+
+
+def visible_version(game: Game, viewer: int | None) -> int:
+    """The version of the view ``viewer`` gets: the round's, or a spectator's delayed one."""
+    return game.version if viewer is not None else spectator_version(game)
 
 
 def game_view(game: Game, state: engine.GameState, seats: list[Seat], viewer: int | None) -> dict[str, Any]:

@@ -32,7 +32,7 @@ from games.ledger import ledger_genesis, move_hash, move_row
 from games.models import Game, IdempotencyRecord, Move, Player, Seat, Table
 from games.rule_messages import rule_message
 from games.rule_sets import rule_set_from
-from maumau import observability
+from maumau import database_retry, observability
 from maumau.errors import (
     ConflictError,
     DomainError,
@@ -540,9 +540,9 @@ def move_submit(
                     raise ConflictError("idempotency_in_progress", details={"key": idempotency_key}) from exc
                 committing = True
             break
-        except (OperationalError, InterfaceError):
-            if committing or attempt == 2 or not retry_allowed:
-                raise
+        except (OperationalError, InterfaceError) as exc:
+            if committing or attempt == 2 or not retry_allowed or database_retry.pool_exhausted(exc):
+                raise  # no free connection: waiting out the pool's timeout again would not help
             connection.close()
     if refusal is not None:
         if isinstance(refusal, IllegalMoveError):

@@ -13,15 +13,29 @@ from __future__ import annotations
 from typing import Any
 
 from django.db import InterfaceError, OperationalError, connection
+from psycopg_pool import PoolTimeout
 
 SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
+
+
+def pool_exhausted(exc: BaseException | None) -> bool:
+    """True when ``exc`` (or what it was raised from) is the pool's timeout: every connection stayed
+    busy for ``MAUMAU_DB_POOL_TIMEOUT`` seconds. No retry helps then (it would wait as long again);
+    the caller is told to come back (503)."""
+    seen = 0
+    while exc is not None and seen < 8:
+        if isinstance(exc, PoolTimeout):
+            return True
+        exc, seen = exc.__cause__ or exc.__context__, seen + 1
+    return False
 
 
 def read_again(exc: Exception, context: dict[str, Any]) -> Any:
     """The view's answer from a fresh connection, or None when this is no read to run again."""
     request, view = context.get("request"), context.get("view")
     if (request is None or view is None or request.method not in SAFE_METHODS
-            or not isinstance(exc, (OperationalError, InterfaceError)) or connection.in_atomic_block
+            or not isinstance(exc, (OperationalError, InterfaceError)) or pool_exhausted(exc)
+            or connection.in_atomic_block
             or getattr(request._request, "_database_retried", False)):
         return None
     request._request._database_retried = True

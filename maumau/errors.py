@@ -41,7 +41,12 @@ MESSAGES: dict[str, Any] = {
     "throttled": _("Too many requests; slow down."),
     "request_too_large": _("The request body is too large."),
     "server_error": _("Internal server error."),
+    "service_unavailable": _("The service is busy; try again in a moment."),
 }
+
+#: Retry-After of a 503 when no database connection came free in time: a short wait, since the pool's
+#: own timeout (MAUMAU_DB_POOL_TIMEOUT) has already been waited out.
+BUSY_RETRY_AFTER_SECONDS = 2
 
 
 class DomainError(Exception):
@@ -86,6 +91,31 @@ class IllegalMoveError(DomainError):
     code, status = "illegal_move", 422
 
 
+def busy_answer(exc: BaseException | None) -> tuple[dict[str, Any], dict[str, str]] | None:
+    """The 503 body and headers when ``exc`` is the database pool's timeout (counted in the metrics),
+    else None: a request that found no free connection is overload, not a bug, and a client may retry."""
+    if not database_retry.pool_exhausted(exc):
+        return None
+    from maumau import observability
+
+    observability.database_busy()
+    details = {"reason": "database_busy", "retry_after": BUSY_RETRY_AFTER_SECONDS}
+    return (error_body("service_unavailable", MESSAGES["service_unavailable"], details),
+            {"Retry-After": str(BUSY_RETRY_AFTER_SECONDS)})
+
+
+def json_busy(exc: BaseException | None) -> JsonResponse | None:
+    """:func:`busy_answer` as a plain Django response (the waiting clients' views, plain Django views)."""
+    answer = busy_answer(exc)
+    if answer is None:
+        return None
+    body, headers = answer
+    response = JsonResponse(body, status=503)
+    for name, value in headers.items():
+        response[name] = value
+    return response
+
+
 def error_body(code: str, message: Any, details: dict[str, Any] | None = None) -> dict[str, Any]:
     return {"error": {"code": code, "message": str(message), "details": details or {}}}
 
@@ -122,8 +152,11 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     elif isinstance(exc, DjangoPermissionDenied):
         exc = drf.PermissionDenied()
     if not isinstance(exc, drf.APIException):
-        # A read whose database session ended under it runs once more; anything else is a real bug:
-        # Django's 500 handling (JSON below) takes it.
+        # No free database connection: 503, come back. A read whose database session ended under it
+        # runs once more; anything else is a real bug: Django's 500 handling (JSON below) takes it.
+        busy = busy_answer(exc)
+        if busy is not None:
+            return Response(busy[0], status=503, headers=busy[1])
         return database_retry.read_again(exc, context)
 
     details: dict[str, Any] = {}

@@ -115,6 +115,8 @@ TIMEOUTS = Counter("maumau_timeouts", "Timeouts committed, by policy (autoplay, 
                    "KD race)", ["policy"])
 WEBHOOK_DELIVERIES = Counter("maumau_webhook_deliveries", "Webhook attempts by outcome (delivered, retrying, "
                              "failed)", ["outcome"])
+DATABASE_BUSY = Counter("maumau_database_busy", "Requests answered 503 because no pooled database connection came "
+                        "free within MAUMAU_DB_POOL_TIMEOUT")
 OPEN_STREAMS = Gauge("maumau_open_streams", "Waiting clients held open (streams and long-polls), by route",
                      ["route"], multiprocess_mode="livesum")
 
@@ -150,6 +152,10 @@ def timeout_committed(policy: str, lag_seconds: float) -> None:
 
 def illegal_move_refused() -> None:
     ILLEGAL_MOVES.inc()
+
+
+def database_busy() -> None:
+    DATABASE_BUSY.inc()
 
 
 def webhook_attempted(outcome: str) -> None:

@@ -8,6 +8,7 @@ as the serializer refuses unknown fields.
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from drf_spectacular.extensions import OpenApiSerializerExtension
@@ -41,7 +42,13 @@ ERROR_HEADERS = {
                                  "description": "Send `Authorization: Token <key>`."}},
     "429": {"Retry-After": {"schema": {"type": "integer", "minimum": 0}, "required": True,
                             "description": "Seconds to wait before trying again."}},
+    "503": {"Retry-After": {"schema": {"type": "integer", "minimum": 0}, "required": True,
+                            "description": "Seconds to wait before trying again."}},
 }
+#: Any operation of the API may answer this when the server is overloaded (maumau.errors.busy_answer).
+BUSY = {"description": "service_unavailable: no database connection came free in time (details.reason = "
+                       "database_busy); nothing was changed, try again after Retry-After",
+        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
 
 ERRORS = {code: OpenApiResponse(ErrorSerializer, description=text) for code, text in {
     400: "validation_error: malformed input",
@@ -55,10 +62,14 @@ ERRORS = {code: OpenApiResponse(ErrorSerializer, description=text) for code, tex
 
 
 def error_headers(result: dict[str, Any], generator: Any, request: Any, public: bool) -> dict[str, Any]:
-    """POSTPROCESSING_HOOKS: every 401 says ``WWW-Authenticate`` and every 429 ``Retry-After``,
-    as :func:`maumau.errors.exception_handler` sends them."""
-    for path in result.get("paths", {}).values():
+    """POSTPROCESSING_HOOKS: every 401 says ``WWW-Authenticate`` and every 429 and 503 ``Retry-After``,
+    as :func:`maumau.errors.exception_handler` sends them; every operation of ``/api/v1/`` may answer 503."""
+    for name, path in result.get("paths", {}).items():
         for operation in path.values():
+            if not isinstance(operation, dict) or "responses" not in operation:
+                continue
+            if name.startswith("/api/v1/"):
+                operation["responses"].setdefault("503", copy.deepcopy(BUSY))
             for status, response in operation.get("responses", {}).items():
                 if status in ERROR_HEADERS:
                     response.setdefault("headers", {}).update(ERROR_HEADERS[status])

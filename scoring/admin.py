@@ -2,14 +2,25 @@
 
 from django.contrib import admin
 
-from scoring.models import League, PlayerResult, RoundResult, Standing
+from scoring.models import League, LeagueResignation, PlayerResult, RoundResult, Standing
 
 
 class StandingInline(admin.TabularInline):
     model = Standing
     extra = 0
     can_delete = False
-    readonly_fields = ["player", "rounds", "wins", "points", "multiplier_bonus", "updated_at"]
+    readonly_fields = ["player", "rounds", "wins", "points", "multiplier_bonus", "resigned", "updated_at"]
+
+    def has_add_permission(self, request, obj=None) -> bool:  # type: ignore[no-untyped-def]
+        return False
+
+
+class ResignationInline(admin.TabularInline):
+    model = LeagueResignation
+    extra = 0
+    can_delete = False
+    fields = ["player", "after_round", "resigned_at"]
+    readonly_fields = fields
 
     def has_add_permission(self, request, obj=None) -> bool:  # type: ignore[no-untyped-def]
         return False
@@ -22,7 +33,7 @@ class LeagueAdmin(admin.ModelAdmin):
     search_fields = ["name"]
     readonly_fields = ["status", "loser", "finished_at", "created_at"]
     raw_id_fields = ["created_by"]
-    inlines = [StandingInline]
+    inlines = [StandingInline, ResignationInline]
 
 
 class PlayerResultInline(admin.TabularInline):

@@ -13,12 +13,14 @@ from games.models import Player, Table
 from maumau.errors import NotFoundError
 from maumau.params import query_bool, query_int
 from maumau.schema import errors, query_number
+from maumau.strict import validated
 from scoring import selectors, services
 from scoring.serializers import (
     HistoryLine,
     HistoryOutput,
     LeagueCreateInput,
     LeagueOutput,
+    LeagueResignInput,
     ScoreboardOutput,
     StandingsOutput,
     StatsOutput,
@@ -97,6 +99,29 @@ class LeagueStandingsApi(APIView):
         tags=["leagues"],
     )
     def get(self, request: Request, league_id: int) -> Response:
+        league = selectors.league_get(league_id=league_id)
+        return Response({"league": league_data(league), "standings": selectors.league_standings(league=league)})
+
+
+class LeagueResignApi(APIView):
+    @extend_schema(
+        operation_id="leagues_resign",
+        summary="Resign a league",
+        description=(
+            "For a member: a player with a counted round in the league (403 for anyone else). With a limit "
+            "(`house`) the caller loses the league at once and it finishes (`league_over`); without one the "
+            "caller is withdrawn: ranked last with `resigned: true`, and none of their later rounds counts in "
+            "the league. A running round is not resigned by this (`{\"type\": \"resign\"}` does that). "
+            "409 once the league is finished or the caller has resigned it. Answers the standings."
+        ),
+        request=LeagueResignInput,
+        examples=[OpenApiExample("Resign", request_only=True, value={})],
+        responses={200: StandingsOutput, **errors(400, 401, 403, 404, 409, 429)},
+        tags=["leagues"],
+    )
+    def post(self, request: Request, league_id: int) -> Response:
+        validated(LeagueResignInput, request)
+        services.league_resign(league_id=league_id, player=request.user.player)
         league = selectors.league_get(league_id=league_id)
         return Response({"league": league_data(league), "standings": selectors.league_standings(league=league)})
 

@@ -4,7 +4,8 @@
 transaction of the last move, never updated. `Standing` is a materialized sum of the ledger
 per (league, player), kept in step by `scoring.services.round_result_record` so the
 standings read is one query; `standings_recompute` rebuilds it from the ledger and
-`verify_standings` proves that the two agree.
+`verify_standings` proves that the two agree. `LeagueResignation` is the ledger's third kind of
+row: a player leaving a league, in order with the rounds.
 
 Migrations: 0001 holds `League` without any reference to `games` (games 0001 points at it
 through `Table.league`); everything that references `games` comes in 0002+.
@@ -143,6 +144,8 @@ class Standing(models.Model):
     wins = models.PositiveIntegerField(default=0)
     points = models.PositiveIntegerField(default=0)
     multiplier_bonus = models.PositiveIntegerField(default=0)
+    #: The player resigned the league (`LeagueResignation`): ranked last, no later line of theirs counts.
+    resigned = models.BooleanField(default=False)
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
@@ -153,3 +156,28 @@ class Standing(models.Model):
 
     def __str__(self) -> str:
         return f"league {self.league_id} player {self.player_id}: {self.points} points"
+
+
+class LeagueResignation(models.Model):
+    """A player's resignation from a league: a row of the results ledger of its own.
+
+    Written under the league row lock, as the rounds are, so `after_round` (the league's last
+    round in the ledger at that moment; None if it had none) places it among them exactly: the
+    replay applies it after that round and before every later one. What it means depends on the
+    league (`scoring.services.league_resign`): with a limit, the resigner loses the league at once;
+    without one, they are withdrawn and none of their later lines counts in it. One per player.
+    """
+
+    league = models.ForeignKey(League, on_delete=models.PROTECT, related_name="resignations")
+    player = models.ForeignKey("games.Player", on_delete=models.PROTECT, related_name="league_resignations")
+    after_round = models.ForeignKey(RoundResult, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    resigned_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(fields=["league", "player"], name="scoring_resignation_league_player"),
+        ]
+
+    def __str__(self) -> str:
+        return f"player {self.player_id} resigned league {self.league_id} after round {self.after_round_id}"

@@ -4,7 +4,8 @@ Order ("best first") follows the rule set's scoring:
 - `points` (house): fewest points first, the league's loser last;
 - `wins` (tavern): most wins first (only wins count);
 - `ranking` (classic): most wins first, then fewest points (the card points left in hand).
-Players with an equal sort key share a position (1, 1, 3 ...).
+Players with an equal sort key share a position (1, 1, 3 ...). In a league, a player who
+resigned it is ranked after everyone who did not (`scoring.services.league_resign`).
 
 Practice rounds (a chosen seed or setup) are in a player's history, marked `practice`, and counted
 apart as `practice_rounds`; they never count in a scoreboard's or a player's totals.
@@ -36,12 +37,13 @@ def _sort_key(scoring: str, row: dict[str, Any]) -> tuple[int, ...]:
 
 
 def _with_positions(scoring: str, rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Number rows already in best-first order; equal sort keys share a position."""
+    """Number rows already in best-first order; equal sort keys share a position (a resigned
+    player never shares one with a player still in)."""
     numbered: list[dict[str, Any]] = []
     previous: tuple[int, ...] | None = None
     position = 0
     for index, row in enumerate(rows, start=1):
-        key = _sort_key(scoring, row)
+        key = (int(bool(row.get("resigned"))), *_sort_key(scoring, row))
         if key != previous:
             position, previous = index, key
         numbered.append({"position": position, **row})
@@ -75,7 +77,8 @@ def league_standings(*, league: League) -> list[dict[str, Any]]:
     rows = (
         Standing.objects.filter(league_id=league.pk)
         .order_by(*order, "player__name", "player_id")
-        .values_list("player_id", "player__name", "player__is_bot", "rounds", "wins", "points", "multiplier_bonus")
+        .values_list("player_id", "player__name", "player__is_bot", "rounds", "wins", "points", "multiplier_bonus",
+                     "resigned")
     )
     lines = [
         {
@@ -86,12 +89,13 @@ def league_standings(*, league: League) -> list[dict[str, Any]]:
             "multiplier_bonus": bonus,
             "reached_limit": bool(limit) and points >= limit,
             "lost": player_id == league.loser_id,
+            "resigned": resigned,
         }
-        for player_id, name, is_bot, rounds, wins, points, bonus in rows
+        for player_id, name, is_bot, rounds, wins, points, bonus, resigned in rows
     ]
-    if league.loser_id is not None:
-        # The loser has the most points of the round that ended the league, but say so explicitly.
-        lines.sort(key=lambda line: line["lost"])
+    # The loser has the most points of the round that ended the league, but say so explicitly; who
+    # resigned comes after everyone still in (a resigner who lost a house league is both).
+    lines.sort(key=lambda line: (line["resigned"], line["lost"]))
     return _with_positions(scoring, lines)
 
 

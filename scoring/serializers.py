@@ -23,6 +23,10 @@ class LeagueCreateInput(StrictSerializer):
     )
 
 
+class LeagueResignInput(StrictSerializer):
+    """No fields: the caller resigns (an empty body or `{}`; anything else is refused)."""
+
+
 class PlayerRef(serializers.Serializer):
     id = serializers.IntegerField()
     name = serializers.CharField()
@@ -43,7 +47,8 @@ class LeagueOutput(serializers.Serializer):
     scoring = serializers.ChoiceField(choices=["ranking", "wins", "points"])
     league_limit = serializers.IntegerField(help_text="Points that lose the league (house: 500); 0 = no limit.")
     status = serializers.ChoiceField(choices=["active", "finished"])
-    loser = PlayerRef(allow_null=True, help_text="The player who reached the limit first (house).")
+    loser = PlayerRef(allow_null=True, help_text="The player who reached the limit first, or resigned the league "
+                                                 "(house).")
     created_by = PlayerRef(allow_null=True)
     created_at = serializers.DateTimeField()
     finished_at = serializers.DateTimeField(allow_null=True)
@@ -75,7 +80,10 @@ class StandingLine(serializers.Serializer):
         help_text="Sum over the player's wins of (multiplier - 1): extra jacks laid on the last card (house)."
     )
     reached_limit = serializers.BooleanField(help_text="points >= league_limit (house).")
-    lost = serializers.BooleanField(help_text="This player reached the limit first and lost the league.")
+    lost = serializers.BooleanField(help_text="This player lost the league: reached the limit first, or resigned "
+                                              "a league with a limit.")
+    resigned = serializers.BooleanField(help_text="This player resigned the league: ranked last; without a limit, "
+                                                  "none of their later rounds counts in it.")
 
 
 class StandingsOutput(serializers.Serializer):

@@ -1,4 +1,5 @@
-"""Scoring use cases: create a league, guard it, record a finished round, recompute standings.
+"""Scoring use cases: create a league, guard it, record a finished round, resign a league,
+recompute standings.
 
 The engine already scores a round (`state.result`); this module persists that result once,
 in the transaction of the last move, and keeps the league totals (`Standing`) in step.
@@ -8,10 +9,12 @@ Concurrency: every write that touches a league's totals first locks the league r
 applied one after the other, the totals use `F()` increments, and the house limit is judged
 on totals that include every earlier round exactly once. Ledger ids are allocated under
 that lock, so id order is the order in which rounds were counted (the recompute replays it).
+A resignation is written under the same lock and names the last round before it.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,8 +26,9 @@ from django.utils.translation import gettext_lazy as _
 
 from games.models import Seat
 from games.rule_sets import rule_set_from
-from maumau.errors import DomainError
-from scoring.models import League, PlayerResult, RoundResult, Standing
+from maumau.errors import DomainError, NotFoundError, PermissionDeniedError
+from scoring.models import League, LeagueResignation, PlayerResult, RoundResult, Standing
+from streams import services as stream_services
 
 
 def league_create(*, name: str, rules: str, options: dict[str, Any] | None = None, created_by: Any = None) -> League:
@@ -41,7 +45,8 @@ def league_assert_open(*, league: League | None) -> None:
     if league is not None and league.status == League.STATUS_FINISHED:
         raise DomainError(
             "league_finished",
-            _("This league is finished: a player has reached the limit. No more rounds can be started in it."),
+            _("This league is finished: a player has reached the limit or resigned it. No more rounds can be "
+              "started in it."),
             409,
             {"league": league.pk, "loser": league.loser_id},
         )
@@ -155,7 +160,8 @@ def _standings_count(*, league: League, lines: list[PlayerResult]) -> None:
         [Standing(league=league, player_id=line.player_id) for line in lines], ignore_conflicts=True
     )
     for line in lines:
-        Standing.objects.filter(league=league, player_id=line.player_id).update(
+        # A player who resigned the league is withdrawn: no later line of theirs counts in it.
+        Standing.objects.filter(league=league, player_id=line.player_id, resigned=False).update(
             rounds=F("rounds") + 1,
             wins=F("wins") + int(line.won),
             points=F("points") + line.points,
@@ -180,11 +186,59 @@ def _standings_count(*, league: League, lines: list[PlayerResult]) -> None:
         league.save(update_fields=["status", "loser", "finished_at"])
 
 
+@transaction.atomic
+def league_resign(*, league_id: int, player: Any) -> League:
+    """A member (a player with a counted round in the league) leaves it for good.
+
+    - With a limit (`house`, `league_limit`): the resigner loses the league at once, as if they had
+      reached the limit: the league finishes with them as `loser`, and a round still running at one
+      of its tables is recorded but not counted, like any round that ends after the league did.
+    - Without a limit: the resigner is withdrawn. Their standing keeps what they had scored, is
+      marked `resigned` and is ranked last; no line of theirs recorded after the resignation counts
+      in the league (their rounds still count for the others, and in their own history and
+      statistics). Tables do not refuse them: one rule, applied where results are counted, that the
+      replay applies the same way.
+
+    Either way a `LeagueResignation` row is written under the league lock, after the league's last
+    recorded round, so `standings_replay` meets it in order with the rounds. A running round is not
+    resigned by this: `{"type": "resign"}` does that. 404 for an unknown league, 403 for a
+    non-member, 409 once the league is finished or the caller has already resigned it.
+    """
+    league = League.objects.select_for_update().filter(pk=league_id).first()
+    if league is None:
+        raise NotFoundError()
+    standing = Standing.objects.filter(league=league, player_id=player.pk).first()
+    if standing is None:
+        raise PermissionDeniedError(
+            message=_("Only a player with a counted round in this league can resign it."),
+            details={"league": league.pk, "reason": "not_a_member"},
+        )
+    if standing.resigned:
+        raise DomainError("league_resigned", _("You have already resigned this league."), 409,
+                          {"league": league.pk})
+    if league.status == League.STATUS_FINISHED:
+        raise DomainError("league_finished", _("This league is finished: it can no longer be resigned."), 409,
+                          {"league": league.pk, "loser": league.loser_id})
+    now = timezone.now()
+    last_round = RoundResult.objects.filter(league=league).order_by("-id").values_list("id", flat=True).first()
+    LeagueResignation.objects.create(league=league, player_id=player.pk, after_round_id=last_round, resigned_at=now)
+    Standing.objects.filter(pk=standing.pk).update(resigned=True, updated_at=now)
+    if league.league_limit:
+        league.status, league.loser_id, league.finished_at = League.STATUS_FINISHED, player.pk, now
+        league.save(update_fields=["status", "loser", "finished_at"])
+        transaction.on_commit(functools.partial(stream_services.league_over, league_id=league.pk), robust=True)
+    return league
+
+
+def _zero() -> dict[str, Any]:
+    return {"rounds": 0, "wins": 0, "points": 0, "multiplier_bonus": 0, "resigned": False}
+
+
 @dataclass
 class Replay:
     """League totals rebuilt from the ledger alone, in the order the rounds were counted."""
 
-    totals: dict[int, dict[str, int]] = field(default_factory=dict)
+    totals: dict[int, dict[str, Any]] = field(default_factory=dict)
     loser_id: int | None = None
     finished_at: Any = None
     counted: dict[int, bool] = field(default_factory=dict)
@@ -192,10 +246,29 @@ class Replay:
 
 def standings_replay(*, league: League) -> Replay:
     """Replay a league's ledger: sum every round up to and including the one that finished it.
-    Practice rounds never count (a league refuses them; one written all the same stays out)."""
+
+    Practice rounds never count (a league refuses them; one written all the same stays out). A
+    resignation applies after the round it names: with a limit it finishes the league (its player
+    loses), without one it withdraws its player, whose later lines are left out (`league_resign`).
+    """
     replay = Replay()
     for round_id in RoundResult.objects.filter(league=league, practice=True).values_list("id", flat=True):
         replay.counted[round_id] = False
+    pending = sorted(
+        LeagueResignation.objects.filter(league=league).values_list("after_round_id", "id", "player_id", "resigned_at"),
+        key=lambda row: (row[0] or 0, row[1]),
+    )
+    withdrawn: set[int] = set()
+
+    def resignations_before(round_id: int | None) -> None:
+        """Apply the resignations written before round `round_id` (every one left when None)."""
+        while pending and (round_id is None or (pending[0][0] or 0) < round_id):
+            _after, _id, player_id, resigned_at = pending.pop(0)
+            replay.totals.setdefault(player_id, _zero())["resigned"] = True
+            withdrawn.add(player_id)
+            if league.league_limit and replay.loser_id is None:
+                replay.loser_id, replay.finished_at = player_id, resigned_at
+
     rows = (
         PlayerResult.objects.filter(league=league, practice=False)
         .order_by("round_id", "seat")
@@ -211,15 +284,16 @@ def standings_replay(*, league: League) -> Replay:
             replay.counted[current_round] = False
             return
         replay.counted[current_round] = True
-        for _round, player_id, won, points, bonus, _rank, _seat, _at in round_lines:
-            total = replay.totals.setdefault(player_id, {"rounds": 0, "wins": 0, "points": 0, "multiplier_bonus": 0})
+        lines = [line for line in round_lines if line[1] not in withdrawn]
+        for _round, player_id, won, points, bonus, _rank, _seat, _at in lines:
+            total = replay.totals.setdefault(player_id, _zero())
             total["rounds"] += 1
             total["wins"] += int(won)
             total["points"] += points
             total["multiplier_bonus"] += bonus
         loser = limit_loser(
             league.league_limit,
-            [(replay.totals[line[1]]["points"], line[3], line[5], line[6], line[1]) for line in round_lines],
+            [(replay.totals[line[1]]["points"], line[3], line[5], line[6], line[1]) for line in lines],
         )
         if loser is not None:
             replay.loser_id = loser
@@ -229,8 +303,10 @@ def standings_replay(*, league: League) -> Replay:
         if row[0] != current_round:
             close_round()
             current_round, round_lines = row[0], []
+            resignations_before(current_round)
         round_lines.append(row)
     close_round()
+    resignations_before(None)
     return replay
 
 
@@ -240,13 +316,13 @@ def standings_compare(*, league: League, replay: Replay) -> list[str]:
     stored = {
         row["player_id"]: row
         for row in Standing.objects.filter(league=league).values(
-            "player_id", "rounds", "wins", "points", "multiplier_bonus"
+            "player_id", "rounds", "wins", "points", "multiplier_bonus", "resigned"
         )
     }
     for player_id in sorted(set(stored) | set(replay.totals)):
         want = replay.totals.get(player_id)
         have = stored.get(player_id)
-        have_totals = {key: have[key] for key in ("rounds", "wins", "points", "multiplier_bonus")} if have else None
+        have_totals = {key: have[key] for key in _zero()} if have else None
         if want != have_totals:
             problems.append(f"league {league.pk} player {player_id}: stored {have_totals}, ledger {want}")
     want_status = League.STATUS_FINISHED if replay.loser_id is not None else League.STATUS_ACTIVE

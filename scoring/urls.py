@@ -8,6 +8,7 @@ from scoring import apis
 urlpatterns = [
     path("leagues", apis.LeagueListApi.as_view(), name="leagues"),
     path("leagues/<id:league_id>", apis.LeagueDetailApi.as_view(), name="league"),
+    path("leagues/<id:league_id>/resign", apis.LeagueResignApi.as_view(), name="league-resign"),
     path("leagues/<id:league_id>/standings", apis.LeagueStandingsApi.as_view(), name="league-standings"),
     path("tables/<id:table_id>/scoreboard", apis.TableScoreboardApi.as_view(), name="table-scoreboard"),
     path("players/<id:player_id>/stats", apis.PlayerStatsApi.as_view(), name="player-stats"),

@@ -11,7 +11,8 @@ This app builds a real ``ASGIRequest`` (pure Python, no thread) and calls the sa
 Django would (:mod:`streams.views`), in the caller's language; the views reach the database only
 through the streams' small thread pool (``channels.db``). What the skipped middleware would add
 to these answers: none of them reads a session, a cookie, a CSRF token or a template. A client
-that goes away ends its stream at once (``http.disconnect``), not at its next keep-alive.
+that goes away (``http.disconnect``) ends its stream at once, not at its next keep-alive, and its
+long-poll at once, not when its ``wait`` runs out.
 """
 
 from __future__ import annotations
@@ -39,6 +40,8 @@ _GAME_STREAM = re.compile(r"^/api/v1/games/(\d{1,10})/stream$")
 _ME_STREAM = "/api/v1/me/stream"
 _GAME_VIEW = re.compile(r"^/api/v1/games/(\d{1,10})$")
 _WAIT = re.compile(rb"(?:^|&)wait(?:=|&|$)")
+#: The status a request left by its client is counted under (nginx's "client closed request"); never sent.
+CLIENT_GONE = 499
 
 
 def route(scope: Scope) -> tuple[str, Callable[..., Awaitable[HttpResponse]], dict[str, int]] | None:
@@ -69,7 +72,10 @@ async def app(scope: Scope, receive: Receive, send: Send) -> None:
     try:
         with observability.open_stream(name):  # a long-poll counts while it waits, a stream while it lasts
             with translation.override(translation.get_language_from_request(request)):
-                response = await _call(view, request, kwargs)
+                response = await _call_while_connected(view, request, kwargs, receive)
+            if response is None:  # the client left while its long-poll waited: nobody to answer
+                observability.request_observed(name, "GET", CLIENT_GONE, time.perf_counter() - started)
+                return
             response[observability.REQUEST_ID_HEADER] = request_id
             observability.request_observed(name, "GET", response.status_code, time.perf_counter() - started)
             if isinstance(response, StreamingHttpResponse):
@@ -81,14 +87,38 @@ async def app(scope: Scope, receive: Receive, send: Send) -> None:
         observability.current_request_id.reset(token)
 
 
+async def _call_while_connected(view: Callable[..., Awaitable[HttpResponse]], request: HttpRequest,
+                                kwargs: dict[str, int], receive: Receive) -> HttpResponse | None:
+    """The view's answer, or None when the client disconnects first: then the view is cancelled at
+    once (a long-poll gives back its waiter and its timer instead of waiting out its ``wait``).
+
+    A stream's view answers at once (its waiting happens in the body, which :func:`_send_stream`
+    ends on a disconnect), so this matters to long-polls; it watches every view alike."""
+    answer = asyncio.ensure_future(_call(view, request, kwargs))
+    gone = asyncio.ensure_future(_disconnected(receive))
+    try:
+        await asyncio.wait({answer, gone}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        gone.cancel()
+        if not answer.done():
+            answer.cancel()
+        for task in (gone, answer):
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+    return None if answer.cancelled() else answer.result()
+
+
 async def _call(view: Callable[..., Awaitable[HttpResponse]], request: HttpRequest,
                 kwargs: dict[str, int]) -> HttpResponse:
     try:
         return await view(request, **kwargs)
-    except Exception:
-        observability.log_exception("streams: a waiting endpoint failed")
-        from maumau.errors import json_500
+    except Exception as exc:
+        from maumau.errors import json_500, json_busy
 
+        busy = json_busy(exc)  # no free database connection: 503, come back
+        if busy is not None:
+            return busy
+        observability.log_exception("streams: a waiting endpoint failed")
         return json_500(request)
 
 

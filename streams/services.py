@@ -140,14 +140,24 @@ def _your_turn(game: Game, index: int, seat: Seat) -> Notification:
 def _league_over(table: Table) -> list[Notification]:
     if table.league_id is None:
         return []
-    league = League.objects.filter(pk=table.league_id, status="finished").first()
+    return _league_over_of(table.league_id, table.pk)
+
+
+def _league_over_of(league_id: int, table_id: int | None) -> list[Notification]:
+    """league_over for every person seated at one of the league's tables, once per league."""
+    league = League.objects.filter(pk=league_id, status="finished").first()
     if league is None or Notification.objects.filter(kind="league_over", data__league=league.pk).exists():
         return []
     players = (Seat.objects.filter(table__league_id=league.pk, player__user__isnull=False)
                .values_list("player_id", flat=True).distinct())
-    return [Notification(player_id=pid, kind="league_over", table_id=table.pk,
+    return [Notification(player_id=pid, kind="league_over", table_id=table_id,
                          data={"league": league.pk, "name": league.name, "loser": league.loser_id})
             for pid in players]
+
+
+def league_over(*, league_id: int) -> list[Notification]:
+    """league_over when a league ended outside a move (a player resigned a league with a limit)."""
+    return notifications_create(_league_over_of(league_id, None))
 
 
 def round_started(*, game_id: int) -> list[Notification]:

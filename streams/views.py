@@ -15,21 +15,24 @@ import functools
 import json
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any
+from datetime import datetime
+from typing import Any, TypeVar
 
 from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
+from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
 
 from games import clocks, selectors, sql
 from games.models import Game, Player
 from lobby import selectors as chat
-from maumau.errors import MESSAGES, DomainError, ValidationFailed, error_body
+from maumau.errors import MESSAGES, DomainError, ValidationFailed, error_body, json_busy
 from maumau.params import QUERY_INT_MAX, query_int
 from streams import channels
 from streams.conf import setting
 from streams.models import Notification
 
 PAGE = 200
+T = TypeVar("T")
 ALLOWED_METHODS = "GET, OPTIONS"
 
 
@@ -93,9 +96,9 @@ def _not_get(request: HttpRequest) -> HttpResponse | None:
 
 
 def _authenticated(view: Callable[..., Awaitable[HttpResponse]]) -> Callable[..., Awaitable[HttpResponse]]:
-    """What every view here does first and last: only GET passes, the caller's Player (401 without
-    one) is passed after the request, and a DomainError becomes its error in the API.md shape.
-    Exempt from CSRF: callers authenticate by token, never by cookie, so a POST meets the 405."""
+    """What every view here does first and last: only GET passes; an unknown caller (the view's
+    :func:`_caller_and`) gets 401 and a DomainError its error, in the API.md shape. Exempt from CSRF:
+    callers authenticate by token, never by cookie, so a POST meets the 405."""
 
     @csrf_exempt
     @functools.wraps(view)
@@ -104,54 +107,88 @@ def _authenticated(view: Callable[..., Awaitable[HttpResponse]]) -> Callable[...
         if refused is not None:
             return refused
         try:
-            player = await channels.db(_player_for_token, request.headers.get("Authorization", ""))
+            return await view(request, *args, **kwargs)
         except _Unauthenticated:
             return _unauthenticated()
-        try:
-            return await view(request, player, *args, **kwargs)
         except DomainError as exc:
             return _error(exc)
+        except Exception as exc:
+            busy = json_busy(exc)  # no free database connection: 503, under ASGI and WSGI alike
+            if busy is None:
+                raise
+            return busy
 
     return wrapper
+
+
+async def _caller_and(request: HttpRequest, read: Callable[..., T] | None, *args: Any) -> tuple[Player, T | None]:
+    """The caller's Player (else :class:`_Unauthenticated`) and ``read(*args, player)``, in one call
+    to the DB threads: one borrowed connection and one thread hop, where two calls took two of each.
+    A waiting phone opens its long-poll again every minute: most of what an idle process does."""
+    return await channels.db(_player_and_read, request.headers.get("Authorization", ""), read, args)
+
+
+def _player_and_read(header: str, read: Callable[..., T] | None, args: tuple[Any, ...]) -> tuple[Player, T | None]:
+    player = _player_for_token(header)
+    return player, (read(*args, player) if read is not None else None)
 
 
 # --- long-poll: GET /api/v1/games/{id}?wait=<s>&after=<version> -----------------------------------
 
 
-def _game_open(game_id: int, player: Player) -> tuple[int, str]:
-    """Permission check (404/403); returns the current version and the caller's ETag. A passed
-    deadline found here is resolved first; only then, since resolving takes the round's lock and
-    a long-poll is opened again every minute by every waiting phone."""
-    game, _seats, viewer = selectors.game_for_watcher(game_id=game_id, player=player)
+def _game_open(game_id: int, invite_code: str | None,
+               player: Player) -> tuple[int, int, str, int | None, datetime | None]:
+    """Permission check (404/403); returns the version of the caller's view (a spectator's is delayed),
+    the round's version, the caller's ETag, a spectator's delay (None for a seat) and the round's next
+    deadline (None without one). A passed deadline found here is resolved first; only then, since
+    resolving takes the round's lock and a long-poll is opened again every minute by every waiting phone."""
+    game, _seats, viewer = selectors.game_for_watcher(game_id=game_id, player=player, invite_code=invite_code)
     if clocks.deadline_passed(game):
         clocks.clocks_resolve_due(game_id=game_id)
-        game, _seats, viewer = selectors.game_for_watcher(game_id=game_id, player=player)
-    return game.version, selectors.game_etag(game=game, viewer=viewer, player=player)
+        game, _seats, viewer = selectors.game_for_watcher(game_id=game_id, player=player, invite_code=invite_code)
+    delay = None if viewer is not None else getattr(game, "spectator_delay", 0)
+    etag = selectors.game_etag(game=game, viewer=viewer, player=player)
+    return selectors.visible_version(game, viewer), game.version, etag, delay, _next_deadline(game)
 
 
-def _game_version(game_id: int) -> int:
-    return Game.objects.filter(pk=game_id).values_list("version", flat=True).first() or 0
+def _next_deadline(game: Game) -> datetime | None:
+    due = [d for d in (game.deadline, game.hermann_deadline) if d is not None] if game.status == "active" else []
+    return min(due, default=None)
 
 
-def _game_answer(game_id: int, player: Player) -> tuple[dict[str, Any], str]:
-    game, seats, viewer = selectors.game_for_watcher(game_id=game_id, player=player)
+def _game_version(game_id: int, delay: int | None) -> tuple[int, int]:
+    """The version of the caller's view and the round's, read cheaply: a spectator's (``delay`` not
+    None) stays ``delay`` moves behind while the round runs, so a move they cannot see yet does not
+    answer them."""
+    row = Game.objects.filter(pk=game_id).values_list("version", "status").first()
+    if row is None:
+        return 0, 0
+    version, status = row
+    return (version if delay is None or status != "active" else max(0, version - delay)), version
+
+
+def _game_answer(game_id: int, player: Player, invite_code: str | None) -> tuple[dict[str, Any], str]:
+    game, seats, viewer = selectors.game_for_watcher(game_id=game_id, player=player, invite_code=invite_code)
     etag = selectors.game_etag(game=game, viewer=viewer, player=player)
     return selectors.game_view_for_player(game=game, seats=seats, viewer=viewer), etag
 
 
 def _version_from_etag(value: str) -> int | None:
-    """Our ETags are "g<game>-v<version>-p<player>": a client may send one instead of ``after``."""
+    """Our ETags are "g<game>-v<version>-p<player>" (a spectator's ends "-s<version they see>"): a
+    client may send one instead of ``after``; a spectator's names the version of their view."""
     for tag in value.split(","):
-        tag = tag.strip().strip('"')
-        for part in tag.split("-"):
-            if part.startswith("v") and part[1:].isdigit() and int(part[1:]) <= QUERY_INT_MAX:
-                return int(part[1:])
+        found = None
+        for part in tag.strip().strip('"').split("-"):
+            if part[:1] in ("v", "s") and part[1:].isdigit() and int(part[1:]) <= QUERY_INT_MAX:
+                found = int(part[1:])
+        if found is not None:
+            return found
     return None
 
 
-@_authenticated
-async def game_wait(request: HttpRequest, player: Player, game_id: int) -> HttpResponse:
-    """The game view, as soon as its version is past ``after``; 304 when ``wait`` runs out."""
+def _wait_params(request: HttpRequest) -> tuple[float, int | None, str | None]:
+    """``wait`` (seconds, capped), ``after`` (or the version in If-None-Match; None: the next move)
+    and a spectator's ``invite_code``."""
     try:
         wait = float(request.GET.get("wait", "0") or 0)
     except ValueError as exc:
@@ -162,27 +199,64 @@ async def game_wait(request: HttpRequest, player: Player, game_id: int) -> HttpR
     after = query_int(request.GET.get("after"), "after")
     if after is None:
         after = _version_from_etag(request.headers.get("If-None-Match", ""))
-    hub = channels.hub()
-    sub = hub.subscribe(channels.game_topic(game_id))
+    code = request.GET.get("invite_code")
+    if code is not None and len(code) > 32:
+        raise ValidationFailed(details={"field": "invite_code", "reason": "at most 32 characters"})
+    return wait, after, code
+
+
+def _parsed(parse: Callable[[HttpRequest], T], request: HttpRequest) -> tuple[T | None, ValidationFailed | None]:
+    """What ``parse`` makes of the request, or its refusal, to be raised once the caller is known:
+    401 before 400, and 400 before 404 (a bad parameter costs no read)."""
     try:
-        version, etag = await channels.db(_game_open, game_id, player)
-        if after is None:
-            after = version  # no reference: wait for the next move
-        deadline = time.monotonic() + wait
-        while version <= after:
-            sub.seen = version
-            remaining = deadline - time.monotonic()
-            if remaining <= 0 or not await sub.wait(remaining):
-                version, etag = await channels.db(_game_open, game_id, player)
-                if version > after:
-                    break
-                response = HttpResponse(status=304)
-                response["ETag"] = etag
-                return response
-            version = await channels.db(_game_version, game_id)
+        return parse(request), None
+    except ValidationFailed as exc:
+        return None, exc
+
+
+@_authenticated
+async def game_wait(request: HttpRequest, game_id: int) -> HttpResponse:
+    """The caller's game view, as soon as its version is past ``after``; 304 when ``wait`` runs out.
+
+    ``after`` is the ``version`` of a view the caller has: for a spectator the delayed one, so they
+    are answered when a move makes a new position visible to them, not by every move."""
+    params, refused = _parsed(_wait_params, request)
+    code = params[2] if params is not None else None
+    sub = channels.hub().subscribe(channels.game_topic(game_id))  # before the first read: no move slips by
+    try:
+        player, opened = await _caller_and(request, None if refused else _game_open, game_id, code)
+        if refused is not None:
+            raise refused
+        assert params is not None and opened is not None
+        return await _game_waited(player, game_id, sub, params[0], params[1], code, *opened)
     finally:
         sub.close()
-    view, etag = await channels.db(_game_answer, game_id, player)
+
+
+async def _game_waited(player: Player, game_id: int, sub: channels.Subscription, wait: float, after: int | None,
+                       code: str | None, version: int, current: int, etag: str, delay: int | None,
+                       due: datetime | None) -> HttpResponse:
+    """The wait itself, once the caller, the versions, ETag, delay and next deadline are known."""
+    etag_current = current
+    if after is None:
+        after = version  # no reference: wait for the next move
+    deadline = time.monotonic() + wait
+    while version <= after:
+        sub.seen = current  # the backstop compares the round's version, not a spectator's delayed one
+        remaining = deadline - time.monotonic()
+        if remaining <= 0 or not await sub.wait(remaining):
+            if current != etag_current or (due is not None and due <= timezone.now()):
+                # a move came that did not pass ``after``, or the clock ran out meanwhile (resolve it)
+                version, current, etag, delay, due = await channels.db(_game_open, game_id, code, player)
+                if version > after:
+                    break
+            # Else nothing is read: not woken means no move (a lost wake-up is found by the hub's
+            # backstop within seconds; one found later is answered at once by the next long-poll).
+            response = HttpResponse(status=304)
+            response["ETag"] = etag
+            return response
+        version, current = await channels.db(_game_version, game_id, delay)
+    view, etag = await channels.db(_game_answer, game_id, player, code)
     response = JsonResponse(view)
     response["ETag"] = etag
     return response
@@ -220,16 +294,30 @@ def _last_event_id(request: HttpRequest) -> int | None:
 
 
 @_authenticated
-async def game_stream(request: HttpRequest, player: Player, game_id: int) -> HttpResponse:
+async def game_stream(request: HttpRequest, game_id: int) -> HttpResponse:
     """``id:`` = ledger seq, so ``Last-Event-ID`` (or ``?after=``) resumes without loss or repeat."""
-    after = _last_event_id(request)
+    params, refused = _parsed(_stream_params, request)
     code = request.GET.get("invite_code")
-    viewer, version, delay = await channels.db(_ledger_open, game_id, player, code[:64] if code else None)
-    messages_after = query_int(request.GET.get("messages_after"), "messages_after")
-    if messages_after is None:
-        messages_after = await channels.db(chat.last_message_id, game_id)
+    _player, opened = await _caller_and(request, None if refused else _stream_open, game_id,
+                                        code[:64] if code else None, params[1] if params else None)
+    if refused is not None:
+        raise refused
+    assert params is not None and opened is not None
+    viewer, version, delay, messages_after = opened
+    after = params[0]
     return _stream_response(_game_events(game_id, viewer, version if after is None else after, delay,
                                          messages_after))
+
+
+def _stream_params(request: HttpRequest) -> tuple[int | None, int | None]:
+    return _last_event_id(request), query_int(request.GET.get("messages_after"), "messages_after")
+
+
+def _stream_open(game_id: int, invite_code: str | None, messages_after: int | None,
+                 player: Player) -> tuple[int | None, int, int, int]:
+    """:func:`_ledger_open` and where the chat resumes (by default after its last message)."""
+    viewer, version, delay = _ledger_open(game_id, player, invite_code)
+    return viewer, version, delay, chat.last_message_id(game_id) if messages_after is None else messages_after
 
 
 async def _game_events(game_id: int, viewer: int | None, after: int, delay: int = 0,
@@ -274,11 +362,15 @@ def _notifications_after(player_id: int, after: int) -> list[dict[str, Any]]:
 
 
 @_authenticated
-async def me_stream(request: HttpRequest, player: Player) -> HttpResponse:
+async def me_stream(request: HttpRequest) -> HttpResponse:
     """``id:`` = notification id; without Last-Event-ID / ``after`` only new notifications come."""
-    after = _last_event_id(request)
+    after, refused = _parsed(_last_event_id, request)
+    player, last = await _caller_and(request, _last_notification if after is None and refused is None else None)
+    if refused is not None:
+        raise refused
     if after is None:
-        after = await channels.db(_last_notification, player)
+        assert last is not None
+        after = last
     return _stream_response(_me_events(player.pk, after))
 
 

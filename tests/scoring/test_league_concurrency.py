@@ -13,13 +13,13 @@ from typing import Any
 
 import pytest
 from django.db import connection, transaction
-from scoring_helpers import deal_fixed, finish_game, points_result, table_for
+from scoring_helpers import deal_fixed, finish_game, points_result, scored, table_for
 
 from games import services as games_services
 from games.engine import build_deck, legal_actions
 from games.models import Game, Player
-from scoring.models import League, RoundResult, Standing
-from scoring.services import league_create, league_standings_recompute, round_result_record
+from scoring.models import League, LeagueResignation, RoundResult, Standing
+from scoring.services import league_create, league_resign, league_standings_recompute, round_result_record
 
 pytestmark = [
     pytest.mark.postgres_only,
@@ -152,4 +152,43 @@ def test_last_moves_submitted_together_at_two_league_tables_are_both_scored(monk
     totals = {s.player_id: (s.rounds, s.wins, s.points) for s in Standing.objects.filter(league=league)}
     assert totals == {ada.pk: (4, 4, 0), bert.pk: (4, 0, 200), cleo.pk: (4, 4, 0), dora.pk: (4, 0, 200)}
     assert RoundResult.objects.filter(league=league, counted=True).count() == 8
+    assert league_standings_recompute(league_id=league.pk, write=False) == []
+
+
+def _resigning(league_id: int, player: Player) -> Callable[[threading.Barrier], object]:
+    def move(barrier: threading.Barrier) -> None:
+        barrier.wait(timeout=20)
+        league_resign(league_id=league_id, player=player)
+
+    return move
+
+
+@pytest.mark.parametrize("rules", ["house", "tavern"])
+def test_a_resignation_and_rounds_finishing_at_the_same_moment_are_ordered_by_the_league_lock(players, league_of,
+                                                                                              rules):
+    """Whichever takes the league row first, the ledger says which came first and the replay agrees."""
+    league = league_of(rules)
+    ada, bert, cleo = players(3)
+    first = table_for([ada, bert], league, rules=rules)
+    second = table_for([cleo, bert], league, rules=rules)
+
+    def result(winner: int) -> dict[str, Any]:
+        if rules == "house":
+            return points_result([0, 40] if winner == 0 else [40, 0], winner=winner)
+        return scored([[], ["7C"]] if winner == 0 else [["7C"], []], scoring="wins", winner=winner)
+
+    round_result_record(game=finish_game(first, result(0)))
+    games = [finish_game(first, result(1)), finish_game(second, result(1))]
+    errors = run_together([*(recorded_under_game_lock(game.pk) for game in games), _resigning(league.pk, bert)])
+
+    assert errors == []
+    resignation = LeagueResignation.objects.get(league=league, player=bert)
+    after = {round_id for round_id in RoundResult.objects.filter(league=league).values_list("id", flat=True)
+             if round_id > (resignation.after_round_id or 0)}
+    league.refresh_from_db()
+    if rules == "house":
+        assert (league.status, league.loser_id) == ("finished", bert.pk)
+        assert set(RoundResult.objects.filter(league=league, counted=False).values_list("id", flat=True)) == after
+    bert_rounds = Standing.objects.get(league=league, player=bert).rounds
+    assert bert_rounds == 3 - len(after)
     assert league_standings_recompute(league_id=league.pk, write=False) == []

@@ -181,6 +181,122 @@ def test_opening_a_long_poll_takes_no_lock_while_no_deadline_passed(make_player:
     game = Game.objects.create(table=table, number=1, rules={}, state={}, seed="s", positions=[0])
     player = Player.objects.get(pk=host.player_id)
     with CaptureQueriesContext(connection) as queries:
-        version, etag = views._game_open(game.pk, player)
-    assert version == 0 and etag == f'"g{game.pk}-v0-p{host.player_id}"'
+        version, current, etag, delay, _due = views._game_open(game.pk, None, player)
+    assert (version, current, delay) == (0, 0, None) and etag == f'"g{game.pk}-v0-p{host.player_id}"'
     assert len(queries) == 1, [q["sql"] for q in queries]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_long_poll_whose_client_left_is_released_at_once_not_after_its_wait(make_player: Any) -> None:
+    from games.models import Game, Table
+    from streams import asgi as streams_asgi
+    from streams import channels
+
+    host = make_player("Ada")
+    table = Table.objects.create(host_id=host.player_id, rules="classic", options={}, max_players=2)
+    table.seats.create(position=0, player_id=host.player_id)
+    game = Game.objects.create(table=table, number=1, rules={}, state={}, seed="s", positions=[0])
+    scope = {"type": "http", "method": "GET", "path": f"/api/v1/games/{game.pk}", "query_string": b"wait=60",
+             "headers": [(b"authorization", f"Token {host.token}".encode())], "http_version": "1.1",
+             "scheme": "http", "server": ("127.0.0.1", 80), "client": ("127.0.0.1", 5000), "root_path": ""}
+    sent: list[dict[str, Any]] = []
+
+    async def scenario() -> tuple[int, int, bool]:
+        hub = channels.hub()
+        left = asyncio.Event()
+        messages = iter([{"type": "http.request", "body": b"", "more_body": False}])
+
+        async def receive() -> dict[str, Any]:
+            for message in messages:
+                return message
+            await left.wait()
+            return {"type": "http.disconnect"}
+
+        async def send(message: dict[str, Any]) -> None:
+            sent.append(message)
+
+        serving = asyncio.ensure_future(streams_asgi.app(scope, receive, send))
+        for _ in range(500):  # until the long-poll waits on its game
+            if hub.open_waiters and sub_seen(hub):
+                break
+            await asyncio.sleep(0.01)
+        waiting = hub.open_waiters
+        left.set()  # the phone went away
+        done, _pending = await asyncio.wait({serving}, timeout=10)  # its wait was 60 s
+        for task in hub.tasks:
+            task.cancel()
+        return waiting, hub.open_waiters, serving in done
+
+    def sub_seen(hub: channels.Hub) -> bool:
+        return all(sub.seen is not None for subs in hub.waiters.values() for sub in subs)
+
+    with override_settings(STREAMS_CHANNEL="poll", STREAMS_POLL_INTERVAL=0.05):
+        waiting, after, released = asyncio.run(scenario())
+    assert waiting == 1, "the long-poll never waited"
+    assert released, "the long-poll kept waiting after its client left"
+    assert after == 0, "the long-poll's waiter stayed subscribed"
+    assert sent == [], "an answer was sent to a client that had left"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_long_poll_whose_wait_runs_out_without_a_move_answers_304_without_reading_again(
+        make_player: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    from games.models import Game, Table
+    from streams import asgi as streams_asgi
+    from streams import channels
+
+    host = make_player("Ada")
+    table = Table.objects.create(host_id=host.player_id, rules="classic", options={}, max_players=2)
+    table.seats.create(position=0, player_id=host.player_id)
+    game = Game.objects.create(table=table, number=1, rules={}, state={}, status="active", seed="s", positions=[0])
+    opened: list[int] = []
+    original = views._game_open
+    monkeypatch.setattr(views, "_game_open", lambda *args: opened.append(1) or original(*args))
+    scope = {"type": "http", "method": "GET", "path": f"/api/v1/games/{game.pk}", "query_string": b"wait=0.3",
+             "headers": [(b"authorization", f"Token {host.token}".encode())], "http_version": "1.1",
+             "scheme": "http", "server": ("127.0.0.1", 80), "client": ("127.0.0.1", 5000), "root_path": ""}
+    sent: list[dict[str, Any]] = []
+
+    async def scenario() -> None:
+        messages = iter([{"type": "http.request", "body": b"", "more_body": False}])
+
+        async def receive() -> dict[str, Any]:
+            for message in messages:
+                return message
+            await asyncio.Event().wait()  # the client stays
+            return {"type": "http.disconnect"}
+
+        async def send(message: dict[str, Any]) -> None:
+            sent.append(message)
+
+        await asyncio.wait_for(streams_asgi.app(scope, receive, send), 10)
+        for task in channels.hub().tasks:
+            task.cancel()
+
+    with override_settings(STREAMS_CHANNEL="poll", STREAMS_POLL_INTERVAL=0.05):
+        asyncio.run(scenario())
+    assert sent[0]["status"] == 304
+    assert (b"ETag", f'"g{game.pk}-v0-p{host.player_id}"'.encode()) in sent[0]["headers"]
+    assert len(opened) == 1, "the long-poll read the round again when its wait ran out, with no move and no deadline"
+
+
+@pytest.mark.django_db
+def test_the_backstop_reads_each_rounds_version_and_each_players_last_notification(make_player: Any) -> None:
+    from games.models import Game, Table
+    from streams import channels
+    from streams.models import Notification
+
+    ada, bo, eve = make_player("Ada"), make_player("Bo"), make_player("Eve")
+    table = Table.objects.create(host_id=ada.player_id, rules="classic", options={}, max_players=2)
+    first = Game.objects.create(table=table, number=1, rules={}, state={}, seed="s", version=7)
+    second = Game.objects.create(table=table, number=2, rules={}, state={}, seed="s", version=0)
+    notes = [Notification.objects.create(player_id=player, kind="your_turn", game=first)
+             for player in (ada.player_id, bo.player_id, ada.player_id)]
+    topics = [channels.game_topic(first.pk), channels.game_topic(second.pk), channels.game_topic(10**9),
+              channels.player_topic(ada.player_id), channels.player_topic(bo.player_id),
+              channels.player_topic(eve.player_id)]
+    assert channels._topic_values(topics) == {
+        f"game:{first.pk}": 7, f"game:{second.pk}": 0,
+        f"player:{ada.player_id}": notes[2].pk, f"player:{bo.player_id}": notes[1].pk,
+    }  # an unknown round and a player told nothing yet have no value (the hub reads 0)
+    assert channels._topic_values([]) == {}

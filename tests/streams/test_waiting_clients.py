@@ -66,6 +66,17 @@ def test_long_poll_answers_304_when_the_wait_runs_out(poll_server: str) -> None:
     assert behind.status_code == 200 and behind.json()["top_card"] == "KH"  # already past: no waiting
 
 
+def test_long_poll_whose_wait_outlasts_the_turn_clock_answers_with_the_timeout(poll_server: str) -> None:
+    """No worker runs here: the long-poll itself resolves the deadline that passed while it waited."""
+    ada, bo, gid = two_player_round(poll_server, [ADA, BO], STARTER, STOCK_TOP, options={"turn_seconds": 1})
+    version = bo.http.get(f"/api/v1/games/{gid}").json()["version"]
+    response = bo.http.get(f"/api/v1/games/{gid}", params={"wait": "2.5", "after": version})
+    assert response.status_code == 200, response.text
+    assert response.json()["version"] > version and response.json()["turn"] == 1
+    actors = [row["actor"] for row in bo.http.get(f"/api/v1/games/{gid}/events").json()["moves"]]
+    assert actors[-1] == "clock", actors
+
+
 def test_stream_sends_the_opponents_move_redacted_within_a_second(server: str) -> None:
     ada, bo, gid = two_player_round(server, [ADA, BO], STARTER, STOCK_TOP)
     act(ada, gid, {"type": "play", "cards": ["KH"]})
