@@ -49,6 +49,7 @@ INSTALLED_APPS = [
     "scoring",
     "streams",
     "lobby",
+    "client",
 ]
 
 MIDDLEWARE = [

@@ -1,18 +1,16 @@
-"""Project URLs: the API under /api/v1/, its index, OpenAPI schema and documentation, the admin.
-
-``/`` sends browsers to the index until a web client lives there.
-"""
+"""Project URLs: the web client at ``/``, the API under /api/v1/, its index, OpenAPI schema and
+documentation, the admin."""
 
 from django.contrib import admin
 from django.urls import include, path
-from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
+from client.views import client_page
 from maumau import ops
 from maumau.views import ApiIndexApi
 
 urlpatterns = [
-    path("", RedirectView.as_view(pattern_name="api-index"), name="home"),
+    path("", client_page, name="home"),
     path("healthz", ops.healthz, name="healthz"),
     path("readyz", ops.readyz, name="readyz"),
     path("metrics", ops.metrics, name="metrics"),

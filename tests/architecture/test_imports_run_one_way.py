@@ -8,7 +8,7 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("games", "scoring", "streams", "lobby", "maumau", "bench")
+PACKAGES = ("games", "scoring", "streams", "lobby", "maumau", "bench", "client")
 
 
 def project_modules() -> dict[str, Path]:

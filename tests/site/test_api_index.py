@@ -1,4 +1,4 @@
-"""`/` sends a browser to `/api/`, and `/api/` says where the API, its schema and its docs are."""
+"""`/` is the web client, and `/api/` says where the API, its schema and its docs are."""
 
 from __future__ import annotations
 
@@ -8,10 +8,20 @@ from django.test import Client
 pytestmark = pytest.mark.django_db
 
 
-def test_the_root_redirects_to_the_api_index() -> None:
+def test_the_root_is_the_web_client_page_loading_only_files_of_this_server() -> None:
     response = Client().get("/")
-    assert response.status_code == 302
-    assert response["Location"] == "/api/"
+    assert response.status_code == 200
+    assert response["Content-Type"].startswith("text/html")
+    page = response.content.decode()
+    assert '<script type="module" src="/static/client/app.js">' in page
+    assert "default-src 'self'" in response["Content-Security-Policy"]
+    assert "http://" not in page and "https://" not in page
+
+
+def test_the_root_refuses_writes_in_the_error_shape() -> None:
+    response = Client().put("/")
+    assert response.status_code == 405
+    assert response.json()["error"]["code"] == "method_not_allowed"
 
 
 def test_the_api_index_points_to_the_api_the_schema_and_the_docs_without_a_token() -> None:

@@ -52,7 +52,7 @@ def admin_client() -> Client:
     return client
 
 
-@pytest.mark.parametrize("url", ["/api/docs/", "/api/redoc/", "/admin/login/"])
+@pytest.mark.parametrize("url", ["/", "/api/docs/", "/api/redoc/", "/admin/login/"])
 def test_docs_and_admin_pages_reference_only_static_files_of_this_server(url: str) -> None:
     page = Client().get(url).content.decode()
     found = references(page)
@@ -63,7 +63,7 @@ def test_docs_and_admin_pages_reference_only_static_files_of_this_server(url: st
     assert "https://" not in page and "http://" not in page.replace("http://www.w3.org", "")
 
 
-@pytest.mark.parametrize("url", ["/api/docs/", "/api/redoc/", "/admin/login/", "/admin/"])
+@pytest.mark.parametrize("url", ["/", "/api/docs/", "/api/redoc/", "/admin/login/", "/admin/"])
 def test_every_file_a_page_references_is_served(url: str, static_root: Path) -> None:
     client = admin_client() if url == "/admin/" else Client()
     page = client.get(url)

@@ -1,0 +1,132 @@
+// The API over fetch: the token, the caller's language, errors in the API's shape, and
+// server-sent events read from a fetch body (EventSource cannot send the Authorization header).
+
+const BASE = "/api/v1/";
+const TOKEN_KEY = "maumau.token";
+
+export class ApiError extends Error {
+  constructor(status, body) {
+    const error = (body && body.error) || {};
+    super(error.message || `HTTP ${status}`);
+    this.status = status;
+    this.code = error.code || "http_error";
+    this.details = error.details || {};
+  }
+}
+
+let language = "en";
+export function setLanguage(value) { language = value; }
+
+export function token() { return localStorage.getItem(TOKEN_KEY); }
+export function setToken(value) {
+  if (value) localStorage.setItem(TOKEN_KEY, value);
+  else localStorage.removeItem(TOKEN_KEY);
+}
+
+function headers(extra = {}) {
+  const result = { "Accept": "application/json", "Accept-Language": language, ...extra };
+  const key = token();
+  if (key) result.Authorization = `Token ${key}`;
+  return result;
+}
+
+export async function api(method, path, body) {
+  const init = { method, headers: headers() };
+  if (body !== undefined) {
+    init.headers["Content-Type"] = "application/json";
+    init.body = JSON.stringify(body);
+  }
+  let response;
+  try {
+    response = await fetch(BASE + path, init);
+  } catch (exc) {
+    throw new ApiError(0, { error: { code: "offline", message: String(exc) } });
+  }
+  if (response.status === 204) return null;
+  const data = await response.json().catch(() => null);
+  if (!response.ok) throw new ApiError(response.status, data);
+  return data;
+}
+
+export const get = (path) => api("GET", path);
+export const post = (path, body = {}) => api("POST", path, body);
+export const del = (path, body) => api("DELETE", path, body);
+
+// One server-sent event stream that reconnects by itself (`path` may be a function, asked again at
+// each connection, for query parameters that move on, such as the chat's messages_after). `id:` lines are remembered and sent back
+// as Last-Event-ID, so a dropped connection resumes after the last event it delivered: no event is
+// lost or repeated. `onEvent(kind, data, id)` gets each event; `onState("open"|"lost"|"ended")`.
+export function openStream(path, { after = null, onEvent, onState = () => {} }) {
+  let lastId = after;
+  let retry = 1000;
+  let stopped = false;
+  let controller = null;
+
+  async function connect() {
+    controller = new AbortController();
+    const extra = { Accept: "text/event-stream" };
+    if (lastId !== null && lastId !== undefined) extra["Last-Event-ID"] = String(lastId);
+    const target = typeof path === "function" ? path() : path;
+    const response = await fetch(BASE + target, { headers: headers(extra), signal: controller.signal, cache: "no-store" });
+    if (!response.ok) {
+      const data = await response.json().catch(() => null);
+      throw new ApiError(response.status, data);
+    }
+    onState("open");
+    const reader = response.body.getReader();
+    const decoder = new TextDecoder();
+    let buffer = "";
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return false;
+      buffer += decoder.decode(value, { stream: true }).replace(/\r\n?/g, "\n");
+      let cut;
+      while ((cut = buffer.indexOf("\n\n")) >= 0) {
+        const block = buffer.slice(0, cut);
+        buffer = buffer.slice(cut + 2);
+        if (dispatch(block)) return true;
+      }
+    }
+  }
+
+  function dispatch(block) {
+    let kind = "message", id = null;
+    const data = [];
+    for (const line of block.split("\n")) {
+      if (!line || line.startsWith(":")) continue;
+      const colon = line.indexOf(":");
+      const field = colon < 0 ? line : line.slice(0, colon);
+      const value = colon < 0 ? "" : line.slice(colon + 1).replace(/^ /, "");
+      if (field === "event") kind = value;
+      else if (field === "data") data.push(value);
+      else if (field === "id") id = value;
+      else if (field === "retry" && /^\d+$/.test(value)) retry = Number(value);
+    }
+    if (!data.length) return false;
+    if (id !== null) lastId = id;
+    onEvent(kind, JSON.parse(data.join("\n")), id);
+    return kind === "end";
+  }
+
+  (async () => {
+    let delay = retry;
+    while (!stopped) {
+      try {
+        if (await connect()) { onState("ended"); return; }
+        delay = retry;
+      } catch (exc) {
+        if (stopped) return;
+        if (exc instanceof ApiError && exc.status >= 400 && exc.status < 500) { onState("ended", exc); return; }
+        delay = Math.min(delay * 2, 15000);
+      }
+      if (stopped) return;
+      onState("lost");
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
+  })();
+
+  return {
+    close() { stopped = true; if (controller) controller.abort(); },
+    get lastId() { return lastId; },
+  };
+}

@@ -1,0 +1,450 @@
+// The client's shell: the router (#/lobby, #/table/1, #/game/1, #/league/1, #/ratings), sign-up and
+// log-in, the lobby, a table with its scoreboard, league standings. The game screen is game.js.
+
+import { ApiError, del, get, openStream, post, setLanguage, setToken, token } from "./api.js";
+import { lang, setLang, t } from "./i18n.js";
+import { attempt, field, fill, h, section, toast } from "./ui.js";
+import { gameScreen } from "./game.js";
+
+const main = document.getElementById("main");
+let cleanup = () => {};
+let me = null;
+let notices = null;
+const noticeListeners = new Set();
+
+export function go(hash) {
+  if (location.hash === hash) route();
+  else location.hash = hash;
+}
+
+export function onNotice(listener) {
+  noticeListeners.add(listener);
+  return () => noticeListeners.delete(listener);
+}
+
+// The caller's notifications (your turn, round started, player joined ...) over one stream.
+function listen() {
+  if (notices || !token()) return;
+  notices = openStream("me/stream", {
+    onEvent: (kind, data) => { for (const listener of [...noticeListeners]) listener(kind, data); },
+  });
+}
+
+function stopListening() {
+  if (notices) notices.close();
+  notices = null;
+}
+
+async function whoAmI() {
+  if (!token()) return null;
+  try {
+    me = await get("me");
+  } catch (exc) {
+    if (exc instanceof ApiError && exc.status === 401) { setToken(null); me = null; } else throw exc;
+  }
+  return me;
+}
+
+export function currentPlayer() { return me; }
+
+function renderNav() {
+  const nav = document.getElementById("nav");
+  fill(nav);
+  if (!me) return;
+  nav.append(
+    h("a", { href: "#/lobby" }, t("nav.lobby")),
+    h("a", { href: "#/ratings" }, t("nav.ratings")),
+    h("span", { class: "who" }, me.name),
+    h("button", { class: "link", type: "button", onclick: logout }, t("nav.logout")),
+  );
+}
+
+async function logout() {
+  await attempt(() => post("auth/logout", undefined).catch((exc) => { if (exc.status !== 401) throw exc; }));
+  setToken(null);
+  me = null;
+  stopListening();
+  go("#/");
+}
+
+async function signedIn(newToken) {
+  setToken(newToken);
+  await whoAmI();
+  listen();
+  go("#/lobby");
+}
+
+// --- sign up / log in --------------------------------------------------------------------------
+
+function authScreen() {
+  const guestName = h("input", { name: "name", required: true, maxlength: 40, autocomplete: "nickname" });
+  const guest = h("form", { class: "stack", onsubmit: (event) => {
+    event.preventDefault();
+    attempt(async () => signedIn((await post("players", { name: guestName.value.trim() })).token));
+  } }, field(t("auth.name"), guestName), h("button", { class: "primary" }, t("auth.guest.go")));
+
+  const account = (login) => {
+    const username = h("input", { name: "username", required: true, autocomplete: "username" });
+    const password = h("input", { name: "password", type: "password", required: true,
+      autocomplete: login ? "current-password" : "new-password" });
+    return h("form", { class: "stack", onsubmit: (event) => {
+      event.preventDefault();
+      attempt(async () => {
+        const body = { username: username.value.trim(), password: password.value, device: t("auth.device") };
+        const answer = await post(login ? "auth/login" : "accounts", body);
+        await signedIn(answer.token);
+      });
+    } }, field(t("auth.username"), username), field(t("auth.password"), password),
+    h("button", {}, login ? t("auth.login.go") : t("auth.signup.go")));
+  };
+
+  fill(main, h("h1", {}, t("auth.title")), h("div", { class: "columns" },
+    section(t("auth.guest"), guest), section(t("auth.login"), account(true)), section(t("auth.signup"), account(false))));
+  guestName.focus();
+  return () => {};
+}
+
+// --- lobby -------------------------------------------------------------------------------------
+
+const RULES = ["classic", "tavern", "house"];
+
+function tableLine(table, ...actions) {
+  const names = (table.seats || []).map((seat) => seat.player.name).join(", ");
+  return h("li", { class: "row" },
+    h("span", { class: "grow" }, h("strong", {}, t(`rules.${table.rules}`)), ` · ${t("table.title", { id: table.id })}`,
+      names ? h("span", { class: "muted" }, ` · ${names}`) : null),
+    ...actions);
+}
+
+async function myGames() {
+  const tables = (me && me.tables) || [];
+  const running = tables.filter((table) => table.current_game);
+  const views = await Promise.all(running.slice(0, 20).map((table) =>
+    get(`games/${table.current_game}`).catch(() => null)));
+  const games = views.map((view, index) => ({ table: running[index], view }))
+    .filter(({ view }) => view && view.status === "active");
+  const mine = ({ view }) => view.seat !== null && view.seat !== undefined && view.turn === view.seat;
+  games.sort((a, b) => Number(mine(b)) - Number(mine(a)));
+  return { games, waiting: tables.filter((table) => !table.current_game || !games.some((g) => g.table.id === table.id)) };
+}
+
+// The lobby's parts from issue 14 (quick play, challenges) appear when the server has them.
+async function optional(path) {
+  try {
+    return await get(path);
+  } catch (exc) {
+    if (exc instanceof ApiError && (exc.status === 404 || exc.status === 405)) return null;
+    throw exc;
+  }
+}
+
+function rulesSelect(name = "rules") {
+  return h("select", { name }, RULES.map((rules) => h("option", { value: rules }, t(`rules.${rules}`))));
+}
+
+function quickPlay(seeks, refresh) {
+  const mine = seeks.filter((seek) => me && seek.player.id === me.id && seek.status === "open");
+  const rules = rulesSelect();
+  const players = h("input", { name: "players", type: "number", min: 2, max: 8, value: 2, required: true });
+  const bots = h("input", { name: "fill_with_bots_after", type: "number", min: 0, max: 3600, placeholder: "—" });
+  const form = h("form", { class: "stack", id: "quick-play", onsubmit: (event) => {
+    event.preventDefault();
+    attempt(async () => {
+      const body = { rules: rules.value, players: Number(players.value) };
+      if (bots.value !== "") body.fill_with_bots_after = Number(bots.value);
+      const seek = await post("seeks", body);
+      if (seek.game) go(`#/game/${seek.game}`); else await refresh();
+    });
+  } }, field(t("lobby.rules"), rules), field(t("lobby.players"), players), field(t("lobby.quick.bots"), bots),
+  h("button", { class: "primary" }, t("lobby.quick.go")));
+  const waiting = mine.map((seek) => h("li", { class: "row" },
+    h("span", { class: "grow" }, `${t(`rules.${seek.rules}`)} · ${seek.players} · ${t("lobby.seeking")}`),
+    h("button", { type: "button", onclick: () => attempt(async () => { await del(`seeks/${seek.id}`); await refresh(); }) },
+      t("lobby.cancel"))));
+  const others = seeks.filter((seek) => !(me && seek.player.id === me.id) && seek.status === "open");
+  return section(t("lobby.quick"), h("ul", { class: "list", id: "seeks" }, waiting,
+    others.map((seek) => h("li", { class: "row" },
+      h("span", { class: "grow" }, `${seek.player.name} · ${t(`rules.${seek.rules}`)} · ${seek.players}`)))), form);
+}
+
+function challenges(list, refresh) {
+  const to = h("input", { name: "to", required: true, inputmode: "numeric", pattern: "[0-9, ]+" });
+  const rules = rulesSelect();
+  const form = h("form", { class: "stack", id: "challenge", onsubmit: (event) => {
+    event.preventDefault();
+    attempt(async () => {
+      const ids = to.value.split(/[ ,]+/).filter(Boolean).map(Number);
+      await post("challenges", { to: ids, rules: rules.value });
+      to.value = "";
+      await refresh();
+    });
+  } }, field(t("lobby.challenge.to"), to), field(t("lobby.rules"), rules), h("button", {}, t("lobby.challenge.go")));
+  const rows = list.filter((c) => c.status === "open" || c.game).map((c) => {
+    const received = me && c.from.id !== me.id;
+    const mineAnswer = received && (c.to.find((invitee) => invitee.player.id === me.id) || {}).answer;
+    const who = received ? `${t("lobby.from")} ${c.from.name}` : `${t("lobby.to")} ${c.to.map((i) => i.player.name).join(", ")}`;
+    return h("li", { class: "row" }, h("span", { class: "grow" }, `${t(`rules.${c.rules}`)} · ${who}`),
+      c.game ? h("a", { class: "button", href: `#/game/${c.game}` }, t("table.game")) : null,
+      !c.game && received && mineAnswer === "pending" ? [
+        h("button", { type: "button", class: "primary", onclick: () => attempt(async () => {
+          const answer = await post(`challenges/${c.id}/accept`, {});
+          if (answer && answer.game) go(`#/game/${answer.game}`); else await refresh();
+        }) }, t("lobby.accept")),
+        h("button", { type: "button", onclick: () => attempt(async () => { await post(`challenges/${c.id}/decline`, {}); await refresh(); }) },
+          t("lobby.decline"))] : null,
+      !c.game && !received ? h("button", { type: "button", onclick: () => attempt(async () => {
+        await del(`challenges/${c.id}`); await refresh();
+      }) }, t("lobby.cancel")) : null);
+  });
+  return section(t("lobby.challenges"), h("p", { class: "muted" }, `${me.name}: #${me.id}`),
+    h("ul", { class: "list", id: "challenges" }, rows), form);
+}
+
+function lobbyScreen() {
+  let alive = true;
+  const mineList = h("ul", { class: "list", id: "my-games" });
+  const openList = h("ul", { class: "list", id: "open-tables" });
+  const watchList = h("ul", { class: "list", id: "running-tables" });
+  const quickSlot = h("div", { class: "slot" });
+  const challengeSlot = h("div", { class: "slot" });
+  const watchSection = section(t("lobby.running"), watchList);
+  watchSection.hidden = true;
+
+  async function refresh() {
+    await whoAmI();
+    renderNav();
+    const [{ games, waiting }, open, playing, seeks, received] = await Promise.all([
+      myGames(), get("tables?status=open"), get("tables?status=playing"), optional("seeks"), optional("challenges")]);
+    if (!alive) return;
+    fill(mineList,
+      ...games.map(({ table, view }) => {
+        const yours = view.turn === view.seat;
+        return h("li", { class: `row${yours ? " yours" : ""}` },
+          h("span", { class: "grow" }, h("strong", {}, t(`rules.${table.rules}`)), ` · ${t("table.title", { id: table.id })}`),
+          h("span", { class: yours ? "badge turn" : "badge" }, yours ? t("lobby.yourturn") : t("lobby.waiting")),
+          h("a", { class: "button", href: `#/game/${view.id}` }, t("table.game")));
+      }),
+      ...waiting.filter((table) => table.status !== "closed").map((table) =>
+        tableLine(table, h("a", { class: "button", href: `#/table/${table.id}` }, t("lobby.open_table")))),
+    );
+    if (!mineList.children.length) mineList.append(h("li", { class: "muted" }, t("lobby.none")));
+    const seated = new Set(((me && me.tables) || []).map((table) => table.id));
+    fill(openList, ...open.filter((table) => !seated.has(table.id)).map((table) => tableLine(table,
+      h("button", { type: "button", onclick: () => attempt(async () => {
+        await post(`tables/${table.id}/join`, {});
+        go(`#/table/${table.id}`);
+      }) }, t("lobby.join")))));
+    if (!openList.children.length) openList.append(h("li", { class: "muted" }, t("lobby.noopen")));
+    const watchable = playing.filter((table) => !seated.has(table.id) && table.current_game
+      && (table.spectators === undefined || table.spectators === "anyone"));
+    watchSection.hidden = !watchable.length;
+    fill(watchList, watchable.slice(0, 20).map((table) => tableLine(table,
+      h("a", { class: "button", href: `#/game/${table.current_game}` }, t("lobby.spectate")))));
+    fill(quickSlot, seeks ? quickPlay(seeks, refresh) : null);
+    fill(challengeSlot, received ? challenges(received, refresh) : null);
+  }
+
+  const rules = rulesSelect();
+  const seats = h("input", { name: "max_players", type: "number", min: 2, max: 8, value: 4, required: true });
+  const turn = h("input", { name: "turn_seconds", type: "number", min: 0, max: 2592000, placeholder: "—" });
+  const create = h("form", { class: "stack", id: "create-table", onsubmit: (event) => {
+    event.preventDefault();
+    attempt(async () => {
+      const body = { rules: rules.value, max_players: Number(seats.value) };
+      if (turn.value !== "") body.options = { turn_seconds: Number(turn.value) };
+      const table = await post("tables", body);
+      go(`#/table/${table.id}`);
+    });
+  } }, field(t("lobby.rules"), rules), field(t("lobby.players"), seats), field(t("lobby.turn"), turn),
+  h("button", { class: "primary" }, t("lobby.create.go")));
+
+  fill(main, h("h1", { class: "sr-only" }, t("nav.lobby")), h("div", { class: "columns" },
+    section(t("lobby.mine"), mineList), quickSlot, section(t("lobby.open"), openList),
+    section(t("lobby.create"), create), challengeSlot, watchSection));
+  attempt(refresh);
+  const stop = onNotice((kind, data) => {
+    if (kind === "game_started" && data.game) { go(`#/game/${data.game}`); return; }
+    attempt(refresh);
+  });
+  const onFocus = () => { if (document.visibilityState === "visible") attempt(refresh); };
+  document.addEventListener("visibilitychange", onFocus);
+  return () => { alive = false; stop(); document.removeEventListener("visibilitychange", onFocus); };
+}
+
+// --- a table: seats, bots, rounds, scoreboard ---------------------------------------------------
+
+function scoreTable(board) {
+  const rows = board.players.map((row) => h("tr", {},
+    h("td", {}, row.position), h("td", {}, row.player.name, row.player.bot ? h("span", { class: "badge" }, t("game.bot")) : null),
+    h("td", {}, row.rounds), h("td", {}, row.wins), h("td", {}, row.points),
+    "lost" in row ? h("td", {}, row.lost ? t("league.lost") : "") : null));
+  return h("div", { class: "scroll" }, h("table", { class: "scores" },
+    h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("score.position")), h("th", { scope: "col" }, t("score.player")),
+      h("th", { scope: "col" }, t("score.rounds")), h("th", { scope: "col" }, t("score.wins")),
+      h("th", { scope: "col" }, t("score.points")))),
+    h("tbody", {}, rows)),
+  board.practice_rounds ? h("p", { class: "muted" }, t("score.practice", { n: board.practice_rounds })) : null);
+}
+
+function tableScreen(id) {
+  let alive = true;
+  const box = h("div", { class: "columns" });
+  fill(main, h("h1", {}, t("table.title", { id })), box);
+
+  async function refresh() {
+    const [table, board] = await Promise.all([get(`tables/${id}`), get(`tables/${id}/scoreboard`).catch(() => null)]);
+    if (!alive) return;
+    const host = me && table.host.id === me.id;
+    const seated = me && table.seats.some((seat) => seat.player.id === me.id && !seat.left);
+    const seats = h("ul", { class: "list" }, table.seats.map((seat) => h("li", { class: "row" },
+      h("span", { class: "grow" }, seat.player.name),
+      seat.player.bot ? h("span", { class: "badge" }, t("game.bot")) : null,
+      seat.player.id === table.host.id ? h("span", { class: "badge" }, t("table.host")) : null)),
+    Array.from({ length: table.free_seats || 0 }, () => h("li", { class: "muted" }, t("table.free"))));
+    const actions = h("div", { class: "actions" });
+    if (host && table.status !== "closed" && table.free_seats > 0 && !table.current_game) {
+      for (const level of ["basic", "random"]) {
+        actions.append(h("button", { type: "button", onclick: () => attempt(async () => {
+          await post(`tables/${id}/bots`, { level });
+          await refresh();
+        }) }, `${t("table.bot.add")}: ${t(`table.bot.${level}`)}`));
+      }
+    }
+    const running = table.current_game && table.status === "playing";
+    if (running) {
+      actions.append(h("a", { class: "button primary", href: `#/game/${table.current_game}` }, t("table.game")));
+    } else if (host && table.seats.length >= 2) {
+      actions.append(h("button", { class: "primary", type: "button", onclick: () => attempt(async () => {
+        const game = await post(`tables/${id}/rounds`, {});
+        go(`#/game/${game.id}`);
+      }) }, table.rounds_started ? t("table.next") : t("table.start")));
+    } else if (seated) {
+      actions.append(h("p", { class: "muted" }, t("table.waiting")));
+    }
+    if (!seated && table.status === "open" && table.free_seats > 0) {
+      actions.append(h("button", { type: "button", onclick: () => attempt(async () => {
+        await post(`tables/${id}/join`, {});
+        await refresh();
+      }) }, t("table.join")));
+    }
+    if (seated) {
+      actions.append(h("button", { type: "button", class: "quiet", onclick: () => attempt(async () => {
+        await post(`tables/${id}/leave`, {});
+        go("#/lobby");
+      }) }, t("table.leave")));
+    }
+    fill(box,
+      section(`${t(`rules.${table.rules}`)} · ${t("table.seats")}`, seats, actions),
+      board ? section(t("table.scoreboard"), scoreTable(board)) : null,
+      table.league ? h("p", {}, h("a", { href: `#/league/${table.league}` }, t("lobby.leagues"))) : null,
+    );
+  }
+
+  attempt(refresh);
+  const stop = onNotice((kind, data) => {
+    if (data.table !== Number(id)) return;
+    if ((kind === "round_started" || kind === "your_turn") && data.game && location.hash === `#/table/${id}`) {
+      go(`#/game/${data.game}`);
+    } else {
+      attempt(refresh);
+    }
+  });
+  return () => { alive = false; stop(); };
+}
+
+// --- league standings and ratings ---------------------------------------------------------------
+
+function leagueScreen(id) {
+  const box = h("div", {});
+  fill(main, box);
+  attempt(async () => {
+    const [league, standings] = await Promise.all([get(`leagues/${id}`), get(`leagues/${id}/standings`)]);
+    const rows = (standings.players || standings.standings || []).map((row) => ({ ...row, lost: !!row.lost }));
+    fill(box, h("h1", {}, t("league.title", { name: league.name })),
+      section(t("league.standings"), scoreTable({ players: rows, practice_rounds: 0 })));
+  });
+  return () => {};
+}
+
+function ratingsScreen(rules = "classic") {
+  let alive = true;
+  let peopleOnly = localStorage.getItem("maumau.people_only") !== "false";
+  const body = h("tbody", {});
+  const more = h("button", { type: "button", hidden: true }, "…");
+  const note = h("p", { class: "muted" });
+  const people = h("input", { type: "checkbox", checked: peopleOnly, onchange: () => {
+    peopleOnly = people.checked;
+    localStorage.setItem("maumau.people_only", String(peopleOnly));
+    fill(body);
+    attempt(() => page(null));
+  } });
+  const picker = h("div", { class: "tabs", role: "tablist" }, RULES.map((name) => h("a", {
+    href: `#/ratings/${name}`, role: "tab", "aria-selected": String(name === rules) }, t(`rules.${name}`))));
+
+  async function page(after) {
+    const query = `people_only=${peopleOnly}${after ? `&after=${encodeURIComponent(after)}` : ""}`;
+    const answer = await optional(`ratings/${rules}?${query}`);
+    if (!alive) return;
+    if (answer === null) { note.textContent = "—"; return; }
+    const rows = Array.isArray(answer) ? answer : answer.results || [];
+    const start = body.children.length;
+    body.append(...rows.map((row, index) => h("tr", { class: me && row.player.id === me.id ? "yours" : null },
+      h("td", {}, row.position || start + index + 1), h("td", {}, row.player.name),
+      h("td", {}, row.rating.toFixed(1), row.provisional ? h("span", { class: "badge" }, t("ratings.provisional")) : null),
+      h("td", {}, row.rounds))));
+    more.hidden = !answer.next;
+    more.onclick = () => attempt(() => page(answer.next));
+  }
+
+  fill(main, h("h1", {}, t("ratings.title")), picker,
+    h("label", { class: "check" }, people, ` ${t("ratings.people")}`),
+    h("div", { class: "scroll" }, h("table", { class: "scores", id: "leaderboard" },
+      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("score.position")), h("th", { scope: "col" }, t("score.player")),
+        h("th", { scope: "col" }, t("ratings.rating")), h("th", { scope: "col" }, t("score.rounds")))), body)),
+    more, note);
+  attempt(() => page(null));
+  return () => { alive = false; };
+}
+
+// --- router ------------------------------------------------------------------------------------
+
+async function route() {
+  cleanup();
+  cleanup = () => {};
+  const [screen, id] = location.hash.replace(/^#\/?/, "").split("/");
+  const number = /^\d{1,18}$/.test(id || "") ? id : null;
+  if (!me && token()) {
+    const asking = attempt(whoAmI);
+    // The game screen needs only the token: it starts while the caller is read (a shorter way to the cards).
+    if (screen === "game" && number) asking.then(() => { renderNav(); if (!token()) route(); });
+    else await asking;
+  }
+  renderNav();
+  if (!token() || (!me && !(screen === "game" && number))) {
+    cleanup = authScreen();
+    return;
+  }
+  listen();
+  if (screen === "table" && number) cleanup = tableScreen(number);
+  else if (screen === "game" && number) cleanup = gameScreen(number, { go, onNotice, currentPlayer, scoreTable });
+  else if (screen === "league" && number) cleanup = leagueScreen(number);
+  else if (screen === "ratings") cleanup = ratingsScreen(RULES.includes(id) ? id : "classic");
+  else cleanup = lobbyScreen();
+  main.focus({ preventScroll: true });
+}
+
+function start() {
+  const picker = document.getElementById("lang");
+  picker.value = lang();
+  document.documentElement.lang = lang();
+  setLanguage(lang());
+  picker.addEventListener("change", () => {
+    setLang(picker.value);
+    setLanguage(picker.value);
+    route();
+  });
+  window.addEventListener("hashchange", route);
+  route().catch((exc) => toast(String(exc)));
+}
+
+start();

@@ -1,0 +1,173 @@
+"""What the browser tests share: Debian's chromium, a live server for it, a proxy that can drop
+connections, and the API called directly for the other side of a game.
+
+The server is a real uvicorn process (streams need one) on a database of its own: an SQLite file
+in a temporary folder, or a fresh PostgreSQL database when DATABASE_URL points at PostgreSQL.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from bench import harness
+
+SCREENSHOTS = harness.ROOT / "var" / "screenshots"
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1280, "height": 800}
+
+
+def chromium_path() -> str | None:
+    """Debian's chromium (Playwright downloads no browser here): MAUMAU_CHROMIUM, else the one on PATH."""
+    configured = os.environ.get("MAUMAU_CHROMIUM")
+    if configured:
+        return configured if Path(configured).exists() else None
+    return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def require_chromium() -> str:
+    """In CI a missing browser fails the run (.ci/run installs it); elsewhere the browser tests skip."""
+    path = chromium_path()
+    if path is None:
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail("chromium is missing: the browser tests must run in CI (apt-get install -y chromium)")
+        pytest.skip("chromium is not installed (apt-get install -y chromium)")
+    return path
+
+
+def _postgres_url() -> str | None:
+    url = os.environ.get("DATABASE_URL", "")
+    return url if url.startswith(("postgres://", "postgresql://")) else None
+
+
+@contextmanager
+def live_server(tmp: Path) -> Iterator[str]:
+    """uvicorn serving the whole app (client page, static files, API, streams) on a free port."""
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "CELERY_BROKER_URL", "CACHE_URL")}
+    env.update({
+        "DJANGO_SETTINGS_MODULE": "maumau.settings",
+        "MAUMAU_VAR_DIR": str(tmp),
+        "MAUMAU_WRITE_RATE": "100000/min",
+        "MAUMAU_SIGNUP_RATE": "100000/min",
+        "STREAMS_KEEPALIVE_SECONDS": "2",
+        "PYTHONPATH": str(harness.ROOT),
+    })
+    database_url = None
+    base = _postgres_url()
+    if base:
+        database_url = harness.database_url_named(base, f"maumau_client_{os.getpid()}")
+        harness.database_create(database_url, fresh=True)
+        env["DATABASE_URL"] = database_url
+    harness.migrate(env)
+    subprocess.run([sys.executable, "manage.py", "collectstatic", "--noinput", "-v", "0"], cwd=harness.ROOT,
+                   env=env, check=True)
+    port = harness.free_port()
+    process = harness.uvicorn("maumau.asgi:application", port, env=env, log=tmp / "uvicorn.log")
+    try:
+        process.wait_for_http(port)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        process.stop(timeout=10)
+        if database_url:
+            harness.database_drop(database_url)
+
+
+class DroppingProxy:
+    """A TCP proxy in front of the server that can cut every connection through it and refuse new
+    ones for a while: a phone going through a tunnel, as the browser sees it."""
+
+    def __init__(self, target_port: int) -> None:
+        self.target_port = target_port
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        self.blocked = threading.Event()
+        self.sockets: set[socket.socket] = set()
+        self.lock = threading.Lock()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            if self.blocked.is_set():
+                client.close()
+                continue
+            upstream = socket.create_connection(("127.0.0.1", self.target_port))
+            with self.lock:
+                self.sockets.update((client, upstream))
+            threading.Thread(target=self._pipe, args=(client, upstream), daemon=True).start()
+            threading.Thread(target=self._pipe, args=(upstream, client), daemon=True).start()
+
+    def _pipe(self, source: socket.socket, target: socket.socket) -> None:
+        with suppress(OSError):
+            while data := source.recv(65536):
+                target.sendall(data)
+        for end in (source, target):
+            with suppress(OSError):
+                end.shutdown(socket.SHUT_RDWR)
+
+    def drop(self) -> None:
+        """Cut every open connection and refuse new ones until :meth:`restore`."""
+        self.blocked.set()
+        with self.lock:
+            for end in self.sockets:
+                with suppress(OSError):
+                    end.shutdown(socket.SHUT_RDWR)
+            self.sockets.clear()
+
+    def restore(self) -> None:
+        self.blocked.clear()
+
+    def close(self) -> None:
+        self.drop()
+        self.listener.close()
+
+
+class Api:
+    """A player on the API directly (the other side of a game, or set-up the test needs)."""
+
+    def __init__(self, base: str, token: str | None = None) -> None:
+        self.http = httpx.Client(base_url=f"{base}/api/v1/", timeout=10)
+        if token:
+            self.http.headers["Authorization"] = f"Token {token}"
+
+    @classmethod
+    def guest(cls, base: str, name: str) -> Api:
+        answer = httpx.post(f"{base}/api/v1/players", json={"name": name}, timeout=10)
+        answer.raise_for_status()
+        api = cls(base, answer.json()["token"])
+        api.player_id = answer.json()["id"]
+        api.token = answer.json()["token"]
+        return api
+
+    def call(self, method: str, path: str, body: Any = None) -> Any:
+        answer = self.http.request(method, path, json=body)
+        assert answer.status_code < 300, answer.text
+        return answer.json() if answer.content else None
+
+
+def deck_of_house() -> list[str]:
+    """The house deck: 52 French cards and three jokers."""
+    ranks = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"]
+    return [rank + suit for suit in "CSHD" for rank in ranks] + ["X1", "X2", "X3"]
+
+
+def setup_for(deck: list[str], hands: list[list[str]], starter: str, stock_top: list[str]) -> dict[str, Any]:
+    """A fixed deal: the hands, the starter, the stock's first cards, then the rest of the deck."""
+    used = [card for hand in hands for card in hand] + [starter] + stock_top
+    assert len(set(used)) == len(used)
+    rest = [card for card in deck if card not in used]
+    return {"hands": hands, "starter": starter, "stock": stock_top + rest}
