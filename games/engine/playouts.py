@@ -241,10 +241,12 @@ def _next_turn(state: GameState, seat: int, compact: _Compact, skips: int, rever
         _finish(state, None, "max_turns", 1, [])
 
 
-def playout(state: GameState, random: Callable[[], float], plays_first: bool = False, sensible: bool = False) -> int:
+def playout(state: GameState, random: Callable[[], float], plays_first: bool = False, sensible: bool = False,
+            limit: int = 1 << 30) -> int:
     """Play the round to its end with random moves (``random`` is a generator's ``random`` method);
-    returns the decisions made. ``plays_first``: a seat that can play plays (a uniform choice among
-    its plays) and draws or passes only when it cannot, which is closer to how people play.
+    returns the decisions made; it stops after ``limit`` decisions (the round still active).
+    ``plays_first``: a seat that can play plays (a uniform choice among its plays) and draws or
+    passes only when it cannot, which is closer to how people play.
     ``sensible`` (implies ``plays_first``) also keeps jacks for when nothing else fits and wishes the
     suit its player holds most, as the basic bot does: search that models its opponents so sees
     further than one that assumes they play at random.
@@ -260,7 +262,7 @@ def playout(state: GameState, random: Callable[[], float], plays_first: bool = F
         fitting, jacks, wished, must_play = compact.fitting, compact.jacks, compact.wished, compact.must_play
         last_jack_wins = compact.jack_can_win
         hands = state.hands
-        while state.status == ACTIVE:
+        while state.status == ACTIVE and decisions < limit:
             seat = state.turn
             hand = hands[seat]
             drawn_phase = state.phase == DRAWN
@@ -299,7 +301,7 @@ def playout(state: GameState, random: Callable[[], float], plays_first: bool = F
                 _compact_apply(state, seat, move, compact)
             decisions += 1
         return decisions
-    while state.status == ACTIVE:
+    while state.status == ACTIVE and decisions < limit:
         if state.owed or state.hermann is not None:
             for other in range(len(state.hands)):
                 if other != state.turn and state.status == ACTIVE:

@@ -42,6 +42,10 @@ from .state import ACTIVE, DRAWN, PLAY, GameState
 EXPLORATION = 0.7
 #: how many standard errors the search's best move must lead the basic bot's choice by to replace it
 CONFIDENCE = 1.0
+#: a playout stops after this many decisions and scores the hands' sizes (0: play to the end); measured
+#: with bench.bots over 300 games per line-up, it won more in every line-up than playing to the end,
+#: in half the time: the far end of a random round is mostly noise
+CUTOFF = 20
 #: the clock is read once per this many playouts
 CLOCK_EVERY = 8
 
@@ -303,7 +307,7 @@ def strong_action(view: dict[str, Any], knowledge: Knowledge, rng: random.Random
                          + EXPLORATION * math.sqrt(log_total / visits[index]))
         world = root if total == 0 else knowledge.world(view, rng)
         playout_apply(world, seat, moves[choice])
-        decisions += 1 + playout(world, random_number, sensible=True)
+        decisions += 1 + playout(world, random_number, sensible=True, limit=CUTOFF or 1 << 30)
         wins[choice] += _reward(world, seat)
         visits[choice] += 1
         total += 1
@@ -341,5 +345,8 @@ def _reward(state: GameState, seat: int) -> float:
     result = state.result or {}
     winner = result.get("winner")
     if winner is None:
-        return 1.0 / len(state.hands) if state.status != ACTIVE else 0.0
+        if state.status == ACTIVE:  # cut off: the fewer cards a seat holds, the likelier it wins
+            weights = [0.5 ** len(hand) for hand in state.hands]
+            return weights[seat] / sum(weights)
+        return 1.0 / len(state.hands)
     return 1.0 if winner == seat else 0.0
