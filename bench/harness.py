@@ -8,12 +8,15 @@ from __future__ import annotations
 import http.client
 import math
 import os
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
@@ -66,6 +69,56 @@ def database_drop(url: str) -> None:
     name, admin = _server(url)
     with psycopg.connect(admin, autocommit=True) as conn:
         conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+
+
+def postgres_url() -> str | None:
+    """``DATABASE_URL`` when it names a PostgreSQL server (whoever starts servers then makes a database
+    of its own there), else None (they use an SQLite file)."""
+    url = os.environ.get("DATABASE_URL", "")
+    return url if url.startswith(("postgres://", "postgresql://")) else None
+
+
+#: Throttles a live test or benchmark would trip by design (many sign-ups and moves from one address).
+UNTHROTTLED = {"MAUMAU_WRITE_RATE": "100000/min", "MAUMAU_SIGNUP_RATE": "100000/min"}
+
+
+def server_env(tmp: Path, database_url: str | None = None, **settings: str) -> dict[str, str]:
+    """The environment of a server a test or benchmark starts: this process's, less the database,
+    broker and cache it was given (the server gets ``database_url``, or an SQLite file under ``tmp``),
+    with the project's settings and ``settings`` on top."""
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "CELERY_BROKER_URL", "CACHE_URL")}
+    env.update({"DJANGO_SETTINGS_MODULE": "maumau.settings", "MAUMAU_VAR_DIR": str(tmp), "PYTHONPATH": str(ROOT),
+                **settings})
+    if database_url:
+        env["DATABASE_URL"] = database_url
+    return env
+
+
+@contextmanager
+def scratch_database(name: str) -> Iterator[None]:
+    """Django set up in this process on a database of its own, made empty and migrated, dropped after:
+    for the benchmarks that measure in-process (an SQLite file in a scratch folder, or ``<name>_<pid>``
+    on the PostgreSQL server DATABASE_URL names). The test client is let in (``testserver``)."""
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "maumau.settings")
+    import django
+    from django.conf import settings
+
+    django.setup()
+    from django.db import connection
+
+    database = settings.DATABASES["default"]
+    scratch = tempfile.mkdtemp(prefix=f"{name}-")
+    if connection.vendor == "sqlite":
+        database.setdefault("TEST", {})["NAME"] = os.path.join(scratch, "bench.sqlite3")
+    else:
+        database.setdefault("TEST", {})["NAME"] = f"{name}_{os.getpid()}"
+    settings.ALLOWED_HOSTS = ["testserver", *settings.ALLOWED_HOSTS]
+    old_name = connection.creation.create_test_db(verbosity=0, autoclobber=True, keepdb=False)
+    try:
+        yield
+    finally:
+        connection.creation.destroy_test_db(old_name, verbosity=0, keepdb=False)
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 def migrate(env: Mapping[str, str]) -> None:

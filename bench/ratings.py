@@ -30,12 +30,9 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
-import os
 import random
-import shutil
 import statistics
 import sys
-import tempfile
 import time
 from array import array
 from collections.abc import Iterable, Iterator
@@ -355,22 +352,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.players < 4 or args.rounds < 1:
         parser.error("--players at least 4, --rounds at least 1")
 
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "maumau.settings")
-    import django
-    from django.conf import settings
+    with harness.scratch_database("ratings_bench"):
+        from django.conf import settings
+        from django.db import connection
 
-    django.setup()
-    from django.db import connection
-
-    database = settings.DATABASES["default"]
-    scratch = tempfile.mkdtemp(prefix="ratings-bench-")
-    if connection.vendor == "sqlite":
-        database.setdefault("TEST", {})["NAME"] = os.path.join(scratch, "bench.sqlite3")
-    else:
-        database.setdefault("TEST", {})["NAME"] = f"ratings_bench_{os.getpid()}"
-    settings.ALLOWED_HOSTS = ["testserver", *settings.ALLOWED_HOSTS]
-    old_name = connection.creation.create_test_db(verbosity=0, autoclobber=True, keepdb=False)
-    try:
         started = time.perf_counter()
         loaded = _populate(args.players, args.rounds, random.Random(20261201))
         populate_seconds = time.perf_counter() - started
@@ -385,9 +370,6 @@ def main(argv: list[str] | None = None) -> int:
             verify_seconds = round(time.perf_counter() - started, 2)
             if problems:
                 raise SystemExit(f"verify_ratings found {len(problems)} difference(s): {problems[:3]}")
-    finally:
-        connection.creation.destroy_test_db(old_name, verbosity=0, keepdb=False)
-        shutil.rmtree(scratch, ignore_errors=True)
     pages = board["pages"]
     report = {
         "benchmark": "rating leaderboard and the rating of a round",

@@ -17,12 +17,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
-import shutil
 import statistics
 import sys
-import tempfile
 import time
 from typing import Any
 
@@ -194,31 +191,16 @@ def main(argv: list[str] | None = None) -> int:
     if args.players % PLAYERS_PER_TABLE or not 0 <= args.live <= args.rounds:
         parser.error(f"--players must be a multiple of {PLAYERS_PER_TABLE}; --live at most --rounds")
 
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "maumau.settings")
-    import django
-    from django.conf import settings
+    with harness.scratch_database("scoring_bench"):
+        from django.conf import settings
+        from django.db import connection
 
-    django.setup()
-    from django.db import connection
-
-    database = settings.DATABASES["default"]
-    scratch = tempfile.mkdtemp(prefix="scoring-bench-")
-    if connection.vendor == "sqlite":
-        database.setdefault("TEST", {})["NAME"] = os.path.join(scratch, "bench.sqlite3")
-    else:
-        database.setdefault("TEST", {})["NAME"] = f"scoring_bench_{os.getpid()}"
-    settings.ALLOWED_HOSTS = ["testserver", *settings.ALLOWED_HOSTS]
-    old_name = connection.creation.create_test_db(verbosity=0, autoclobber=True, keepdb=False)
-    try:
         started = time.perf_counter()
         league, token, record_times, recompute_seconds = _populate(
             args.rounds, args.players, args.live, random.Random(20261130)
         )
         populate_seconds = time.perf_counter() - started
         figures = _measure(league, token, args.requests)
-    finally:
-        connection.creation.destroy_test_db(old_name, verbosity=0, keepdb=False)
-        shutil.rmtree(scratch, ignore_errors=True)
     report = {
         "benchmark": "league standings endpoint",
         "database": connection.vendor,

@@ -29,26 +29,16 @@ CONFIG = Path(__file__).with_name("schemathesis.toml")
 
 
 def _server_env(tmp: Path, database_url: str | None) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "CELERY_BROKER_URL", "CACHE_URL")}
-    env.update({
-        "DJANGO_SETTINGS_MODULE": "maumau.settings",
-        "MAUMAU_VAR_DIR": str(tmp),
-        "MAUMAU_WRITE_RATE": "100000/min",
-        "MAUMAU_SIGNUP_RATE": "100000/min",
-        "STREAMS_LONGPOLL_MAX_SECONDS": "0.2",  # a fuzzed ?wait= answers at once
-        "PYTHONPATH": str(harness.ROOT),
-    })
-    if database_url:
-        env["DATABASE_URL"] = database_url
-    return env
+    # a fuzzed ?wait= answers at once
+    return harness.server_env(tmp, database_url, **harness.UNTHROTTLED, STREAMS_LONGPOLL_MAX_SECONDS="0.2")
 
 
 @pytest.fixture(scope="module")
 def api_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     tmp = tmp_path_factory.mktemp("schemathesis-server")
-    base = os.environ.get("DATABASE_URL", "")
+    base = harness.postgres_url()
     database_url = None
-    if base.startswith(("postgres://", "postgresql://")):
+    if base:
         database_url = harness.database_url_named(base, f"maumau_apischema_{os.getpid()}")
         harness.database_create(database_url, fresh=True)
     env = _server_env(tmp, database_url)

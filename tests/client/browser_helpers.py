@@ -46,29 +46,15 @@ def require_chromium() -> str:
     return path
 
 
-def _postgres_url() -> str | None:
-    url = os.environ.get("DATABASE_URL", "")
-    return url if url.startswith(("postgres://", "postgresql://")) else None
-
-
 @contextmanager
 def live_server(tmp: Path) -> Iterator[str]:
     """uvicorn serving the whole app (client page, static files, API, streams) on a free port."""
-    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "CELERY_BROKER_URL", "CACHE_URL")}
-    env.update({
-        "DJANGO_SETTINGS_MODULE": "maumau.settings",
-        "MAUMAU_VAR_DIR": str(tmp),
-        "MAUMAU_WRITE_RATE": "100000/min",
-        "MAUMAU_SIGNUP_RATE": "100000/min",
-        "STREAMS_KEEPALIVE_SECONDS": "2",
-        "PYTHONPATH": str(harness.ROOT),
-    })
     database_url = None
-    base = _postgres_url()
+    base = harness.postgres_url()
     if base:
         database_url = harness.database_url_named(base, f"maumau_client_{os.getpid()}")
         harness.database_create(database_url, fresh=True)
-        env["DATABASE_URL"] = database_url
+    env = harness.server_env(tmp, database_url, **harness.UNTHROTTLED, STREAMS_KEEPALIVE_SECONDS="2")
     harness.migrate(env)
     subprocess.run([sys.executable, "manage.py", "collectstatic", "--noinput", "-v", "0"], cwd=harness.ROOT,
                    env=env, check=True)

@@ -23,15 +23,12 @@ FILL_SEEKS = "from lobby import services; services.seeks_fill_due()"
 
 @pytest.fixture
 def kit_server(tmp_path: Path) -> Iterator[tuple[str, dict[str, str]]]:
-    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "CELERY_BROKER_URL", "CACHE_URL")}
-    env.update({"DJANGO_SETTINGS_MODULE": "maumau.settings", "MAUMAU_VAR_DIR": str(tmp_path),
-                "PYTHONPATH": str(harness.ROOT)})
     database_url = None
-    base = os.environ.get("DATABASE_URL", "")
-    if base.startswith(("postgres://", "postgresql://")):
+    base = harness.postgres_url()
+    if base:
         database_url = harness.database_url_named(base, f"maumau_examples_{os.getpid()}")
         harness.database_create(database_url, fresh=True)
-        env["DATABASE_URL"] = database_url
+    env = harness.server_env(tmp_path, database_url)
     harness.migrate(env)
     port = harness.free_port()
     server = harness.uvicorn("maumau.asgi:application", port, env=env, log=tmp_path / "uvicorn.log")

@@ -67,17 +67,12 @@ def test_a_database_error_that_is_no_pool_timeout_is_not_called_busy() -> None:
 # --- a real server whose one pooled connection is held by a move waiting for a row lock ----------------
 
 
-def _postgres_url() -> str | None:
-    url = os.environ.get("DATABASE_URL", "")
-    return url if url.startswith(("postgres://", "postgresql://")) else None
-
-
 @pytest.fixture(scope="module")
 def small_pool(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, str]]:
-    if _postgres_url() is None:
+    if harness.postgres_url() is None:
         pytest.skip("connection pooling is PostgreSQL's")
     tmp = tmp_path_factory.mktemp("busy")
-    url = harness.database_url_named(_postgres_url() or "", f"maumau_busy_{os.getpid()}")
+    url = harness.database_url_named(harness.postgres_url() or "", f"maumau_busy_{os.getpid()}")
     harness.database_create(url, fresh=True)
     harness.migrate(_server_env(tmp, url))
     yield tmp, url

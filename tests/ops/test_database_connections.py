@@ -22,12 +22,7 @@ from bench import harness
 POOL_MAX = 4
 
 
-def _postgres_url() -> str | None:
-    url = os.environ.get("DATABASE_URL", "")
-    return url if url.startswith(("postgres://", "postgresql://")) else None
-
-
-pytestmark = pytest.mark.skipif(_postgres_url() is None, reason="connection pooling is PostgreSQL's")
+pytestmark = pytest.mark.skipif(harness.postgres_url() is None, reason="connection pooling is PostgreSQL's")
 
 
 def _server_env(tmp: Path, database_url: str) -> dict[str, str]:
@@ -49,7 +44,7 @@ def _server_env(tmp: Path, database_url: str) -> dict[str, str]:
 @pytest.fixture(scope="module")
 def database(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, str]]:
     tmp = tmp_path_factory.mktemp("connections")
-    url = harness.database_url_named(_postgres_url() or "", f"maumau_conns_{os.getpid()}")
+    url = harness.database_url_named(harness.postgres_url() or "", f"maumau_conns_{os.getpid()}")
     harness.database_create(url, fresh=True)
     harness.migrate(_server_env(tmp, url))
     yield tmp, url

@@ -11,13 +11,14 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from django.db import connection
+from django.db import connection, transaction
 from django.utils import timezone
 
 from games.engine import RuleSet
 from games.engine.scoring import round_result
 from games.models import Game, Player, Seat, Table
 from scoring.models import League
+from scoring.services import round_result_record
 
 
 def table_for(seated: Sequence[Player], league: League | None = None, rules: str = "house") -> Table:
@@ -137,3 +138,15 @@ def run_together(moves: list[Callable[[threading.Barrier], object]]) -> list[Bas
     for thread in threads:
         thread.join(timeout=60)
     return errors
+
+
+def recorded_under_game_lock(game_id: int) -> Callable[[threading.Barrier], object]:
+    """What move_submit does for a last move: lock the game, then record (and rate) in that transaction."""
+
+    def move(barrier: threading.Barrier) -> None:
+        with transaction.atomic():
+            game = Game.objects.select_for_update().get(pk=game_id)
+            barrier.wait(timeout=20)
+            round_result_record(game=game)
+
+    return move

@@ -12,12 +12,20 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from django.db import connection, transaction
-from scoring_helpers import deal_fixed, finish_game, points_result, run_together, scored, table_for
+from django.db import connection
+from scoring_helpers import (
+    deal_fixed,
+    finish_game,
+    points_result,
+    recorded_under_game_lock,
+    run_together,
+    scored,
+    table_for,
+)
 
 from games import services as games_services
 from games.engine import build_deck, legal_actions
-from games.models import Game, Player
+from games.models import Player
 from scoring.models import League, LeagueResignation, RoundResult, Standing
 from scoring.services import league_create, league_resign, league_standings_recompute, round_result_record
 
@@ -29,18 +37,6 @@ pytestmark = [
     ),
     pytest.mark.django_db(transaction=True),
 ]
-
-
-def recorded_under_game_lock(game_id: int) -> Callable[[threading.Barrier], object]:
-    """What move_submit does for a last move: lock the game, then record in that transaction."""
-
-    def move(barrier: threading.Barrier) -> None:
-        with transaction.atomic():
-            game = Game.objects.select_for_update().get(pk=game_id)
-            barrier.wait(timeout=20)
-            round_result_record(game=game)
-
-    return move
 
 
 def finish_together(game_ids: list[int]) -> list[BaseException]:

@@ -8,16 +8,14 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from django.db import connection, transaction
-from scoring_helpers import deal_fixed, finish_game, run_together, table_for
+from django.db import connection
+from scoring_helpers import deal_fixed, finish_game, recorded_under_game_lock, run_together, table_for
 from test_ratings import ranked
 
 from games import services as games_services
 from games.engine import build_deck, legal_actions
-from games.models import Game
 from scoring.models import Rating, RatingPoint, RoundResult
 from scoring.ratings import ratings_recompute
-from scoring.services import round_result_record
 
 pytestmark = [
     pytest.mark.postgres_only,
@@ -27,18 +25,6 @@ pytestmark = [
     ),
     pytest.mark.django_db(transaction=True),
 ]
-
-
-def recorded_under_game_lock(game_id: int) -> Callable[[threading.Barrier], object]:
-    """What move_submit does for a last move: lock the game, then record (and rate) in that transaction."""
-
-    def move(barrier: threading.Barrier) -> None:
-        with transaction.atomic():
-            game = Game.objects.select_for_update().get(pk=game_id)
-            barrier.wait(timeout=20)
-            round_result_record(game=game)
-
-    return move
 
 
 def test_rounds_sharing_players_that_end_together_lose_no_rating_update(players):

@@ -21,11 +21,6 @@ from bench import harness
 REDIS_URL = os.environ.get("STREAMS_TEST_REDIS_URL", "redis://127.0.0.1:6379/2")
 
 
-def _postgres_url() -> str | None:
-    url = os.environ.get("DATABASE_URL", "")
-    return url if url.startswith(("postgres://", "postgresql://")) else None
-
-
 def _redis_up() -> bool:
     try:
         import redis
@@ -36,25 +31,14 @@ def _redis_up() -> bool:
 
 
 def _server_env(tmp: Path, database_url: str | None) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "CELERY_BROKER_URL", "CACHE_URL")}
-    env.update({
-        "DJANGO_SETTINGS_MODULE": "maumau.settings",
-        "MAUMAU_VAR_DIR": str(tmp),
-        "MAUMAU_WRITE_RATE": "100000/min",
-        "MAUMAU_SIGNUP_RATE": "100000/min",
-        "STREAMS_KEEPALIVE_SECONDS": "1",
-        "PYTHONPATH": str(harness.ROOT),
-    })
-    if database_url:
-        env["DATABASE_URL"] = database_url
-    return env
+    return harness.server_env(tmp, database_url, **harness.UNTHROTTLED, STREAMS_KEEPALIVE_SECONDS="1")
 
 
 @pytest.fixture(scope="session")
 def streams_database(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, str | None]]:
     """A migrated database for the server processes (not the test database of pytest-django)."""
     tmp = tmp_path_factory.mktemp("streams-server")
-    base = _postgres_url()
+    base = harness.postgres_url()
     database_url = None
     if base:
         database_url = harness.database_url_named(base, f"maumau_streams_{os.getpid()}")
@@ -95,7 +79,7 @@ CHANNELS = ["poll", "postgres", "redis"]
 def server(request: pytest.FixtureRequest, _server_pool: dict[str, Any]) -> str:
     """Base URL of a uvicorn serving the whole app, woken through the channel of this param."""
     channel = request.param
-    if channel == "postgres" and not _postgres_url():
+    if channel == "postgres" and not harness.postgres_url():
         pytest.skip("the postgres channel needs DATABASE_URL to point at PostgreSQL")
     if channel == "redis" and not _redis_up():
         pytest.skip(f"the redis channel needs a Redis at {REDIS_URL} (STREAMS_TEST_REDIS_URL)")
@@ -106,7 +90,7 @@ def server(request: pytest.FixtureRequest, _server_pool: dict[str, Any]) -> str:
 def two_servers(request: pytest.FixtureRequest, _server_pool: dict[str, Any]) -> tuple[str, str]:
     """Two uvicorn processes on one database, woken through the PostgreSQL or the Redis channel."""
     channel = request.param
-    if not _postgres_url():
+    if not harness.postgres_url():
         pytest.skip("several processes share a PostgreSQL database (DATABASE_URL)")
     if channel == "redis" and not _redis_up():
         pytest.skip(f"the redis channel needs a Redis at {REDIS_URL} (STREAMS_TEST_REDIS_URL)")
