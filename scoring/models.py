@@ -91,7 +91,7 @@ class RoundResult(models.Model):
     counted = models.BooleanField(default=True)
     practice = models.BooleanField(default=False)
     #: Whether the round moved ratings: decided once when it was recorded (not practice, and no bot
-    #: played most of a person's turns: see `scoring.ratings.round_is_rated`); the recompute replays these.
+    #: played most of a person's turns: see `scoring.ratings.ratings_locked`); the recompute replays these.
     rated = models.BooleanField(default=False)
     finished_at = models.DateTimeField()
 
