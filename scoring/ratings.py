@@ -93,31 +93,38 @@ class LockedRating:
     sigma: float
 
 
-def ratings_locked(*, game: Any, practice: bool, rules: str, seat_players: dict[int, int],
-                   bots: set[int]) -> dict[int, LockedRating]:
+def ratings_locked(*, game: Any, practice: bool, rules: str, seat_players: dict[int, int], bots: set[int],
+                   look_up: tuple[Any, str, Sequence[Any]] | None = None) -> dict[int, LockedRating]:
     """The ratings of a finished round's players under `rules` by player id, locked until the
     transaction ends (created at the initial values where missing), or none when the round is not
-    rated (or already recorded).
+    rated (or is already in the ledger).
 
     A round is not rated when it is practice or aborted, or when a bot made more than half of a
     person seat's turns (its `player`, `bot` and `clock` ledger rows): a bot that took over after
     timeouts, or after the person left. That count and the lock are one literal statement: an upsert
     that returns each row, locking them in the order of its VALUES, which is player-id order, and
-    inserts nothing when a seat was taken over. The caller sends it in one round trip with its look-up
-    of the round's ledger row (`round_result_record`, `sql.pipeline`): a round trip of its own was
-    most of what rating added to a round-ending move (bench.ratings).
+    inserts nothing when a seat was taken over.
+
+    `look_up` (a cursor, a statement, its parameters) is the caller's statement, run first and in the
+    same round trip (`sql.pipeline`; its rows are on its cursor after): a round trip of the lock's own
+    was most of what rating added to a round-ending move (bench.ratings).
     """
-    if practice or (game.result or {}).get("reason") == "aborted":
-        return {}
-    ids = sorted(set(seat_players.values()))
-    person_seats = sorted(seat for seat, player_id in seat_players.items() if player_id not in bots)
-    params: list[Any] = [game.pk, *person_seats]
-    for player_id in ids:
-        params += [player_id, rules, player_id in bots, INITIAL_MU, INITIAL_SIGMA, INITIAL_RATING]
-    params.append(game.pk)
+    statement: tuple[str, list[Any]] | None = None
+    if not practice and game.result and game.result.get("reason") != "aborted":
+        ids = sorted(set(seat_players.values()))
+        person_seats = sorted(seat for seat, player_id in seat_players.items() if player_id not in bots)
+        params: list[Any] = [game.pk, *person_seats]
+        for player_id in ids:
+            params += [player_id, rules, player_id in bots, INITIAL_MU, INITIAL_SIGMA, INITIAL_RATING]
+        params.append(game.pk)
+        statement = (_lock_sql(len(ids), len(person_seats)), params)
     with sql.cursor() as cursor:
-        cursor.execute(_lock_sql(len(ids), len(person_seats)), params)
-        rows = cursor.fetchall()
+        with sql.pipeline():  # every fetch inside a pipeline is a round trip of its own: none here
+            if look_up is not None:
+                look_up[0].execute(look_up[1], look_up[2])
+            if statement is not None:
+                cursor.execute(*statement)
+        rows = cursor.fetchall() if statement is not None else []
     return {player_id: LockedRating(rating_id, mu, sigma) for player_id, rating_id, mu, sigma in rows}
 
 

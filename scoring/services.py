@@ -101,11 +101,11 @@ def round_result_record(*, game: Any, seat_players: dict[int, int] | None = None
         bots = set(Player.objects.filter(pk__in=seat_players.values(), is_bot=True).values_list("pk", flat=True))
     # The ratings are locked before the ledger row takes its id (rounds that share a player are rated in
     # id order), in the round trip of the look-up for a row already written (which the lock skips).
-    with sql.pipeline(), sql.cursor() as cursor:
-        cursor.execute(_round_result_of_game_sql(), [game.pk])
+    with sql.cursor() as look_up:
         locked_ratings = ratings.ratings_locked(game=game, practice=practice, rules=rules_name,
-                                                seat_players=seat_players, bots=bots) if game.result else {}
-        existing = cursor.fetchone()
+                                                seat_players=seat_players, bots=bots,
+                                                look_up=(look_up, _round_result_of_game_sql(), [game.pk]))
+        existing = look_up.fetchone()
     if existing is not None:
         return sql.load(RoundResult, existing)
 
