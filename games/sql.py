@@ -13,7 +13,8 @@ its ledger row and a notification).
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from functools import cache
 from typing import Any
 
@@ -48,6 +49,19 @@ def cursor() -> Any:
     db.ensure_connection()
     with db.wrap_database_errors:
         return db._prepare_cursor(ServerBindingCursor(db.connection))
+
+
+@contextmanager
+def pipeline() -> Iterator[None]:
+    """The statements run inside go to PostgreSQL in one round trip (psycopg's pipeline mode): each
+    still runs on its own, in order, and a fetch waits for all sent so far. Elsewhere: nothing."""
+    db = _db()
+    if db.vendor != "postgresql":
+        yield
+        return
+    db.ensure_connection()
+    with db.wrap_database_errors, db.connection.pipeline():
+        yield
 
 
 # --- rows to models ------------------------------------------------------------------------------
@@ -184,11 +198,7 @@ def game_locked_with_seats(game_id: int) -> tuple[Game, list[Seat]] | None:
     On PostgreSQL both go in one round trip (psycopg's pipeline mode; each still runs on its own
     snapshot, in order)."""
     with cursor() as game_cursor, cursor() as seats_cursor:
-        if connection.vendor == "postgresql":
-            with connection.wrap_database_errors, connection.connection.pipeline():
-                game_cursor.execute(_game_locked_sql(), [game_id])
-                seats_cursor.execute(_seats_of_game_sql(), [game_id])
-        else:
+        with pipeline():
             game_cursor.execute(_game_locked_sql(), [game_id])
             seats_cursor.execute(_seats_of_game_sql(), [game_id])
         game_row, seat_rows = game_cursor.fetchone(), seats_cursor.fetchall()

@@ -13,16 +13,23 @@ turns (counted from the move ledger: per person seat, the rows whose actor is `b
 bots and bot accounts) are rated like anyone; the leaderboard shows them as bots.
 
 Order and concurrency: `ratings_locked` creates the missing rating rows and locks the round's rows
-(`SELECT ... FOR UPDATE`, ordered by player id, so two rounds that share players lock them in the
-same order and never deadlock) *before* the round's ledger row takes its id. Two rounds that share
-a player are therefore rated in the order of their ledger ids, and `ratings_replay` (which rates
-every rated round again in id order from the initial values) reproduces the stored ratings exactly.
+(one upsert whose conflicts lock them in the order of its VALUES, player id, so two rounds that share
+players lock them in the same order and never deadlock) *before* the round's ledger row takes its id.
+Two rounds that share a player are therefore rated in the order of their ledger ids, and
+`ratings_replay` (which rates every rated round again in id order from the initial values) reproduces
+the stored ratings exactly.
+
+Cost (bench.ratings): rating adds no round trip to the move that ends a round. The lock goes in one
+round trip with the ledger look-up that recording does anyway, and the writes (`round_rate`) ride in
+the move's last statement.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 from django.db import connection, transaction
@@ -60,6 +67,7 @@ def rated_after(current: Sequence[tuple[float, float]], ranks: Sequence[int]) ->
 # --- rating a round --------------------------------------------------------------------------------
 
 
+@cache
 def _lock_sql(players: int, person_seats: int) -> str:
     """The one statement that decides and locks (see `ratings_locked`)."""
     seats = ", ".join(["%s"] * person_seats) or "NULL"
@@ -70,66 +78,126 @@ def _lock_sql(players: int, person_seats: int) -> str:
         " GROUP BY seat HAVING 2 * count(*) FILTER (WHERE actor = 'bot') > count(*))"
         " INSERT INTO scoring_rating (player_id, rules, bot, mu, sigma, rating, rounds)"
         f" SELECT * FROM (VALUES {rows}) AS new_rating WHERE NOT EXISTS (SELECT 1 FROM taken)"
+        " AND NOT EXISTS (SELECT 1 FROM scoring_roundresult WHERE game_id = %s)"
         " ON CONFLICT (rules, player_id) DO UPDATE SET rounds = scoring_rating.rounds"
-        " RETURNING id, player_id, bot, mu, sigma, rating, rounds"
+        " RETURNING player_id, id, mu, sigma"
     )
 
 
-def ratings_locked(*, game: Any, practice: bool, rules: str, seat_players: dict[int, int],
-                   bots: set[int]) -> dict[int, Rating]:
-    """The ratings of a finished round's players under `rules`, locked until the transaction ends
-    (created at the initial values where missing), or none when the round is not rated.
+@dataclass(slots=True)
+class LockedRating:
+    """A locked rating row as a round moves it: its id and its (mu, sigma) before the round."""
+
+    id: int
+    mu: float
+    sigma: float
+
+
+def ratings_locked(*, game: Any, practice: bool, rules: str, seat_players: dict[int, int], bots: set[int],
+                   look_up: tuple[Any, str, Sequence[Any]] | None = None) -> dict[int, LockedRating]:
+    """The ratings of a finished round's players under `rules` by player id, locked until the
+    transaction ends (created at the initial values where missing), or none when the round is not
+    rated (or is already in the ledger).
 
     A round is not rated when it is practice or aborted, or when a bot made more than half of a
     person seat's turns (its `player`, `bot` and `clock` ledger rows): a bot that took over after
-    timeouts, or after the person left. That count and the lock are one literal statement, the
-    round's only extra round trip (bench.ratings: the ORM's two look-ups and two writes cost a
-    round-ending move several milliseconds): an upsert that returns each row, locking them in the
-    order of its VALUES, which is player-id order, and inserts nothing when a seat was taken over.
+    timeouts, or after the person left. That count and the lock are one literal statement: an upsert
+    that returns each row, locking them in the order of its VALUES, which is player-id order, and
+    inserts nothing when a seat was taken over.
+
+    `look_up` (a cursor, a statement, its parameters) is the caller's statement, run first and in the
+    same round trip (`sql.pipeline`; its rows are on its cursor after): a round trip of the lock's own
+    was most of what rating added to a round-ending move (bench.ratings).
     """
-    if practice or (game.result or {}).get("reason") == "aborted":
-        return {}
-    ids = sorted(set(seat_players.values()))
-    person_seats = sorted(seat for seat, player_id in seat_players.items() if player_id not in bots)
-    params: list[Any] = [game.pk, *person_seats]
-    for player_id in ids:
-        params += [player_id, rules, player_id in bots, INITIAL_MU, INITIAL_SIGMA, INITIAL_RATING]
+    statement: tuple[str, list[Any]] | None = None
+    if not practice and game.result and game.result.get("reason") != "aborted":
+        ids = sorted(set(seat_players.values()))
+        person_seats = sorted(seat for seat, player_id in seat_players.items() if player_id not in bots)
+        params: list[Any] = [game.pk, *person_seats]
+        for player_id in ids:
+            params += [player_id, rules, player_id in bots, INITIAL_MU, INITIAL_SIGMA, INITIAL_RATING]
+        params.append(game.pk)
+        statement = (_lock_sql(len(ids), len(person_seats)), params)
     with sql.cursor() as cursor:
-        cursor.execute(_lock_sql(len(ids), len(person_seats)), params)
-        rows = cursor.fetchall()
-    locked = {}
-    for rating_id, player_id, bot, mu, sigma, rating, rounds in rows:
-        locked[player_id] = Rating(id=rating_id, player_id=player_id, rules=rules, bot=bool(bot), mu=mu, sigma=sigma,
-                                   rating=rating, rounds=rounds)
-        locked[player_id]._state.adding = False
-    return locked
+        with sql.pipeline():  # every fetch inside a pipeline is a round trip of its own: none here
+            if look_up is not None:
+                look_up[0].execute(look_up[1], look_up[2])
+            if statement is not None:
+                cursor.execute(*statement)
+        rows = cursor.fetchall() if statement is not None else []
+    return {player_id: LockedRating(rating_id, mu, sigma) for player_id, rating_id, mu, sigma in rows}
 
 
-def round_rate(*, round_result: RoundResult, lines: Sequence[PlayerResult], ratings: dict[int, Rating],
-               batch: sql.WriteBatch) -> None:
-    """Move the locked `ratings` by one recorded round (its ledger `lines`) and add a history point
-    per player; the writes go into `batch`, which the caller sends within the same transaction."""
-    lines = sorted(lines, key=lambda line: line.seat)
-    after = rated_after([(ratings[line.player_id].mu, ratings[line.player_id].sigma) for line in lines],
-                        [line.rank for line in lines])
-    points, values = [], []
-    for line, (mu, sigma) in zip(lines, after, strict=True):
-        rating = ratings[line.player_id]
-        rating.mu, rating.sigma, rating.rating = mu, sigma, display_value(mu, sigma)
-        rating.rounds += 1
-        rating.last_round = round_result
-        values += [rating.pk, mu, sigma, rating.rating]
-        points.append(RatingPoint(round=round_result, player_id=line.player_id, rules=round_result.rules,
-                                  rank=line.rank, mu=mu, sigma=sigma, rating=rating.rating))
-    # One UPDATE for all of them (a statement per row cost the move a tenth of a millisecond each);
-    # VALUES columns are column1 ... on PostgreSQL and SQLite alike: (id, mu, sigma, rating).
-    rows = ", ".join(["(%s, %s, %s, %s)"] * len(lines))
-    batch.statement(
+@cache
+def _rate_sql_postgresql(players: int) -> tuple[str, str]:
+    """The round's rating UPDATE and history INSERT on PostgreSQL: one array per column, so they add
+    12 parameters to the move's last statement whatever the seats. psycopg caches its parse of a
+    statement only up to 50 parameters; a VALUES row per player took that statement past it, and it
+    was parsed again every time. The rows are a literal VALUES of ordinals indexing the arrays, not
+    `unnest`: PostgreSQL knows the row count of the one and not of the other in the generic plan, whose
+    cost then looked worse than a plan for the values, so it planned the statement anew every time
+    (measured: 0.4 ms a move at 100,000 ratings)."""
+    ordinals = "(VALUES " + ", ".join(f"({n})" for n in range(1, players + 1)) + ") AS i(n)"
+    return (
+        "UPDATE scoring_rating SET mu = (%s::float8[])[i.n], sigma = (%s::float8[])[i.n],"
+        " rating = (%s::float8[])[i.n], rounds = scoring_rating.rounds + 1, last_round_id = %s"
+        f" FROM {ordinals} WHERE scoring_rating.id = (%s::bigint[])[i.n]",
+        "INSERT INTO scoring_ratingpoint (round_id, player_id, rules, rank, mu, sigma, rating)"
+        " SELECT %s, (%s::bigint[])[i.n], %s, (%s::integer[])[i.n], (%s::float8[])[i.n],"
+        f" (%s::float8[])[i.n], (%s::float8[])[i.n] FROM {ordinals}",
+    )
+
+
+def _array(values: Sequence[float | int]) -> str | list[float | int]:
+    """A PostgreSQL array literal of finite numbers, sent as text (psycopg's dumper for a list cost a move
+    50 us more): Python's repr of a float is the shortest text that reads back as the same double, and
+    PostgreSQL reads it back exactly (verify_ratings compares bits). Anything else goes as a list."""
+    if all(math.isfinite(value) for value in values):
+        return "{" + ",".join(map(repr, values)) + "}"
+    return list(values)
+
+
+@cache
+def _rate_sql(players: int) -> tuple[str, str]:
+    """The same on SQLite (no arrays): VALUES rows, whose columns are column1 ... there as on PostgreSQL."""
+    updates = ", ".join(["(%s, %s, %s, %s)"] * players)
+    points = ", ".join(["(%s, %s, %s, %s, %s, %s, %s)"] * players)
+    return (
         "UPDATE scoring_rating SET mu = new_rating.column2, sigma = new_rating.column3,"
         " rating = new_rating.column4, rounds = scoring_rating.rounds + 1, last_round_id = %s"
-        f" FROM (VALUES {rows}) AS new_rating WHERE scoring_rating.id = new_rating.column1",
-        [round_result.pk, *values])
-    batch.insert(points)
+        f" FROM (VALUES {updates}) AS new_rating WHERE scoring_rating.id = new_rating.column1",
+        "INSERT INTO scoring_ratingpoint (round_id, player_id, rules, rank, mu, sigma, rating)"
+        f" VALUES {points}",
+    )
+
+
+def round_rate(*, round_result: RoundResult, lines: Sequence[PlayerResult], ratings: dict[int, LockedRating],
+               batch: sql.WriteBatch) -> None:
+    """Move the locked `ratings` by one recorded round (its ledger `lines`) and add a history point
+    per player; the writes go into `batch`, which the caller sends within the same transaction (on
+    PostgreSQL inside the move's last statement). Literal statements: model instances and
+    `WriteBatch.insert` for the points cost more than the maths."""
+    lines = sorted(lines, key=lambda line: line.seat)
+    locked = [ratings[line.player_id] for line in lines]
+    after = rated_after([(rating.mu, rating.sigma) for rating in locked], [line.rank for line in lines])
+    values = [display_value(mu, sigma) for mu, sigma in after]
+    round_id, rules = round_result.pk, round_result.rules
+    if connection.vendor == "postgresql":
+        mus, sigmas = _array([mu for mu, _sigma in after]), _array([sigma for _mu, sigma in after])
+        shown, player_ids = _array(values), _array([line.player_id for line in lines])
+        update_sql, points_sql = _rate_sql_postgresql(len(lines))
+        batch.statement(update_sql, [mus, sigmas, shown, round_id, _array([rating.id for rating in locked])])
+        batch.statement(points_sql, [round_id, player_ids, rules, _array([line.rank for line in lines]), mus,
+                                     sigmas, shown])
+        return
+    updates: list[Any] = [round_id]
+    points: list[Any] = []
+    for line, rating, (mu, sigma), value in zip(lines, locked, after, values, strict=True):
+        updates += [rating.id, mu, sigma, value]
+        points += [round_id, line.player_id, rules, line.rank, mu, sigma, value]
+    update_sql, points_sql = _rate_sql(len(lines))
+    batch.statement(update_sql, updates)
+    batch.statement(points_sql, points)
 
 
 # --- replay, compare, recompute --------------------------------------------------------------------

@@ -91,27 +91,31 @@ def round_result_record(*, game: Any, seat_players: dict[int, int] | None = None
     league = None
     if table.league_id is not None:
         league = League.objects.select_for_update().get(pk=table.league_id)
-    existing = RoundResult.objects.filter(game_id=game.pk).first()
-    if existing is not None:
-        return existing
-
-    result = game.result
-    if not result:
-        raise ValueError(f"game {game.pk} has no result to record")
-    rules_name, scoring = game.rules["rules"], game.rules["scoring"]
+    rules_name = game.rules["rules"]
     if seat_players is None:
         position_players = dict(Seat.objects.filter(table_id=table.pk).values_list("position", "player_id"))
         # Game seat i sits at table position game.positions[i].
         seat_players = {seat: position_players[position] for seat, position in enumerate(game.positions)}
-    round_multiplier = result["multiplier"]
-    finished_at = game.finished_at or timezone.now()
     practice = bool(game.practice)
-    counted = not practice and (league is None or league.status == League.STATUS_ACTIVE)
     if bots is None:
         bots = set(Player.objects.filter(pk__in=seat_players.values(), is_bot=True).values_list("pk", flat=True))
-    # Locked before the ledger row takes its id: rounds that share a player are rated in id order.
-    locked_ratings = ratings.ratings_locked(game=game, practice=practice, rules=rules_name,
-                                            seat_players=seat_players, bots=bots)
+    # The ratings are locked before the ledger row takes its id (rounds that share a player are rated in
+    # id order), in the round trip of the look-up for a row already written (which the lock skips).
+    with sql.cursor() as look_up:
+        locked_ratings = ratings.ratings_locked(game=game, practice=practice, rules=rules_name,
+                                                seat_players=seat_players, bots=bots,
+                                                look_up=(look_up, _round_result_of_game_sql(), [game.pk]))
+        existing = look_up.fetchone()
+    if existing is not None:
+        return sql.load(RoundResult, existing)
+
+    result = game.result
+    if not result:
+        raise ValueError(f"game {game.pk} has no result to record")
+    scoring = game.rules["scoring"]
+    round_multiplier = result["multiplier"]
+    finished_at = game.finished_at or timezone.now()
+    counted = not practice and (league is None or league.status == League.STATUS_ACTIVE)
     rated = bool(locked_ratings)
 
     round_result = RoundResult(
@@ -141,6 +145,11 @@ def round_result_record(*, game: Any, seat_players: dict[int, int] | None = None
     if league is not None and counted:
         _standings_count(league=league, lines=lines)
     return round_result
+
+
+@functools.cache
+def _round_result_of_game_sql() -> str:
+    return f"SELECT {sql.columns(RoundResult, 'r')} FROM scoring_roundresult r WHERE r.game_id = %s"
 
 
 def player_results(*, round_result: RoundResult, result: dict[str, Any], seat_players: dict[int, int],

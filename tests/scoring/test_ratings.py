@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
+from django.db import connection
 from django.utils import timezone
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -18,6 +19,7 @@ from scoring.ratings import (
     INITIAL_SIGMA,
     MODEL,
     PROVISIONAL_ROUNDS,
+    _array,
     display_value,
     ratings_recompute,
 )
@@ -225,6 +227,34 @@ def test_verify_ratings_fails_on_a_changed_rating_and_the_recompute_repairs_it(p
     call_command("ratings_recompute")
     call_command("verify_ratings")
     assert (rating_of(seated[0]).mu, RatingPoint.objects.count()) == (right.mu, 6)
+
+
+def test_a_round_recorded_again_is_returned_and_rates_nobody(players):
+    # A round already in the ledger, recorded before its players had ratings: recording it again (the
+    # lock goes in one round trip with that look-up, and skips itself) creates and moves no rating.
+    seated = players(3)
+    game = finish_game(table_for(seated, rules="classic"), ranked([1, 2, 3]))
+    first = RoundResult.objects.create(game=game, table=game.table, number=game.number, rules="classic",
+                                       scoring="ranking", reason="mau_mau", winner=seated[0],
+                                       finished_at=game.finished_at)
+
+    again = round_result_record(game=game)
+    assert (again.pk, again.rated, again.finished_at) == (first.pk, False, first.finished_at)
+    assert not Rating.objects.exists()
+    assert not RatingPoint.objects.exists()
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="the array literals are PostgreSQL's")
+@given(values=st.lists(st.floats(allow_nan=False, allow_infinity=False), min_size=1, max_size=8))
+def test_a_rating_array_literal_reads_back_as_the_same_doubles(values):
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT %s::float8[]", [_array(values)])
+        assert cursor.fetchone()[0] == values
+
+
+def test_a_number_that_is_not_finite_goes_as_a_list():
+    assert _array([1.5, float("inf")]) == [1.5, float("inf")]
+    assert _array([1, 2]) == "{1,2}"
 
 
 RULES = st.sampled_from(["classic", "tavern", "house"])
