@@ -375,7 +375,7 @@ def strong_action(view: dict[str, Any], knowledge: Knowledge, rng: random.Random
     """The strong bot's action for the seat of ``knowledge``, or None when it may not act.
 
     It stops after ``playouts`` playouts, or once ``clock()`` reaches ``deadline``; it plays at least
-    one playout per root move. ``stats`` (if given) receives the playouts and decisions it made."""
+    one playout per root move. ``stats`` (if given) counts the playouts, decisions and searches it made."""
     seat = knowledge.seat
     if view.get("status") != ACTIVE:
         return None
@@ -412,6 +412,7 @@ def strong_action(view: dict[str, Any], knowledge: Knowledge, rng: random.Random
     if stats is not None:
         stats["playouts"] = stats.get("playouts", 0) + total
         stats["decisions"] = stats.get("decisions", 0) + decisions
+        stats["searches"] = stats.get("searches", 0) + 1
     best = max(range(len(moves)), key=lambda index: (wins[index] / visits[index], visits[index]))
     sensible = _basic_choice(root_moves_world, seat, moves)
     if sensible is not None and sensible != best and visits[sensible]:
