@@ -1,7 +1,7 @@
 """Bot benchmark (a script, not a test): how the ``strong`` bot plays, how fast it thinks, how long a
 person waits for it.
 
-    python -m bench.bots --games 2000 --playouts 200 --processes 2
+    python -m bench.bots --games 2000 --playouts 1000 --processes 2
     python -m bench.bots --games 0 --latency-moves 60        # only the latency through HTTP
 
 Prints JSON:
@@ -11,8 +11,10 @@ Prints JSON:
   opens half of them); four players in ``tavern`` and ``house``, one ``strong`` and three ``basic``,
   the strong seat going round. Goals: at least 0.60 with two players, 0.40 with four (chance 0.25).
   ``no_winner`` counts rounds that ended without one (stalemate, ``max_turns``).
-- ``search``: the playouts and engine decisions the strong bot made, and its decisions per second
-  of thinking (the playout fast path inside the bot; compare ``python -m bench.engine``'s figures).
+- ``search``: the playouts and engine decisions the strong bot made, its decisions per second of
+  thinking (the playout fast path inside the bot; compare ``python -m bench.engine``'s figures), the
+  time one search took at the budget measured, and how many playouts the service's 200 ms buy at
+  that pace.
 - ``latency``: a person plays rounds of ``classic`` against one strong bot through the HTTP API of
   a live server (uvicorn + a Celery worker, started here) with the service's own budget
   (``--service-ms``, the ``MAUMAU_STRONG_BOT_MS`` default 200): per move, the time the person's
@@ -92,7 +94,8 @@ def strong_game(rules_name: str, players: int, number: int, playouts: int, ms: f
         seat = state.turn
         act(seat, choose(seat))
     return {"won": state.result["winner"] == strong, "no_winner": state.result["winner"] is None,
-            "playouts": stats.get("playouts", 0), "decisions": stats.get("decisions", 0), "thinking": thinking}
+            "playouts": stats.get("playouts", 0), "decisions": stats.get("decisions", 0),
+            "searches": stats.get("searches", 0), "thinking": thinking}
 
 
 def _game(job: tuple[str, int, int, int, float]) -> tuple[str, int, dict[str, Any]]:
@@ -119,9 +122,13 @@ def win_rates(games: int, playouts: int, ms: float, processes: int,
                        "goal": 0.60 if players == 2 else 0.40}
     thinking = sum(g["thinking"] for g in all_games)
     decisions = sum(g["decisions"] for g in all_games)
-    search = {"playouts": sum(g["playouts"] for g in all_games), "engine_decisions": decisions,
+    playouts = sum(g["playouts"] for g in all_games)
+    searches = sum(g["searches"] for g in all_games)
+    search = {"playouts": playouts, "engine_decisions": decisions, "searches": searches,
               "thinking_seconds": round(thinking, 1),
               "decisions_per_second_of_thinking": round(decisions / thinking) if thinking else None,
+              "ms_per_search": round(1000 * thinking / searches, 1) if searches else None,
+              "playouts_in_200_ms": round(0.2 * playouts / thinking) if thinking else None,
               "wall_seconds": round(elapsed, 1)}
     return {"win_rates": report, "search": search}
 
@@ -203,7 +210,7 @@ def _until_my_turn(client: Any, game: dict[str, Any]) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--games", type=int, default=2000, help="games per line-up (0: none)")
-    parser.add_argument("--playouts", type=int, default=200, help="the strong bot's playouts per decision")
+    parser.add_argument("--playouts", type=int, default=1000, help="the strong bot's playouts per decision")
     parser.add_argument("--ms", type=float, default=0, help="and at most this many ms per decision (0: no limit)")
     parser.add_argument("--processes", type=int, default=2)
     parser.add_argument("--line-ups", nargs="*", default=[f"{name}_{players}p" for name, players in LINE_UPS],

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from .cards import RANK, SUITS, card_names
+from .cards import RANK, SUITS, card_names, house_points, ranking_points
 from .effects import PENALTY, REVERSE, SIT_OUT, SKIP, WISH, rank_effect
 from .engine import _check_pass, _count_stuck_turn, _draw, _end_turn, _finish, apply
 from .legality import IllegalAction, fits
@@ -54,6 +54,9 @@ class _Compact:
     jack_can_win: bool
     seven_draws: int
     max_turns: int
+    worth: dict[str, float]  # the basic bot's weighing of a card laid: half its points, less 40 for a jack
+    jack_rank: frozenset[str]  # the jacks, wild or not: the basic bot counts no jack in a suit
+    draws_or_skips: frozenset[str]  # the 7s and 8s, which the basic bot lays sooner near a round's end
 
     def fit(self, top: str, wish: str | None, first_wish: str | None) -> frozenset[str]:
         key = (top, wish, first_wish)
@@ -81,6 +84,11 @@ def _compact(rules: RuleSet) -> _Compact | None:
     return compact
 
 
+def compact_rules(rules: RuleSet) -> _Compact | None:
+    """The fast path's tables for ``rules`` (None: rules whose moves are the action dicts)."""
+    return _compact(rules)
+
+
 @lru_cache(maxsize=64)
 def _compact_build(rules: RuleSet) -> _Compact | None:
     if (rules.announcements or rules.pik_call or rules.king_of_diamonds_hermann or rules.queen_of_hearts_swap
@@ -90,8 +98,12 @@ def _compact_build(rules: RuleSet) -> _Compact | None:
     effect = {name: rank_effect(rules, RANK[name]) for name in names}
     jacks = frozenset(name for name in names if effect[name] == WISH)
     wished = {jack: tuple((jack, suit) for suit in SUITS) for jack in jacks}
+    points = house_points if rules.scoring == "points" else ranking_points
+    jack_rank = frozenset(name for name in names if RANK[name] == "J")
+    worth = {name: 0.5 * points(name) - (40 if name in jack_rank else 0) for name in names}
+    draws_or_skips = frozenset(name for name in names if RANK[name] in ("7", "8"))
     return _Compact(rules, names, effect, jacks, wished, {}, rules.must_play, rules.jack_can_win, rules.seven_draws,
-                    rules.max_turns)
+                    rules.max_turns, worth, jack_rank, draws_or_skips)
 
 
 def playout_moves(state: GameState, seat: int) -> list[Move]:
@@ -376,3 +388,51 @@ def _suit_held_most(hand: list[str], jacks: frozenset[str], played: str) -> str:
 
 def _lays_jacks(action: dict[str, Any]) -> bool:
     return action["type"] == "play" and any(card[0] == "X" or RANK[card] == "J" for card in action["cards"])
+
+
+
+def basic_weigh(hand: list[str], plays: list[str], lacking: Any, near_end: bool, compact: _Compact,
+                observed: tuple[str, str | None] | None = None) -> tuple[tuple[str, str | None], float, float]:
+    """The basic bot's best play from ``hand`` among ``plays`` (its single fitting cards, in hand
+    order) under compact rules, that play's weight, and the weight of ``observed`` (-1e9 when it is
+    not among them). These are ``bots._basic``'s scores without an action dict per card (search
+    weighs many hands with them; ``tests/engine/test_playouts.py`` holds the choice equal), given
+    what they read of the table: the next seat's ``lacking`` suits, and whether another hand has
+    three cards or fewer."""
+    jack_rank = compact.jack_rank
+    counts = {"C": 0, "S": 0, "H": 0, "D": 0}
+    for card in hand:
+        if card not in jack_rank:
+            counts[card[-1]] += 1
+    rest = len(hand) - 1
+    finishing = 1000 if not rest else 0
+    wishes = compact.jacks and not (rest == 0 and compact.jack_can_win)
+    worth, draws_or_skips = compact.worth, compact.draws_or_skips
+    best = seen = -1e9
+    chosen: tuple[str, str | None] = (plays[0], None)
+    for card in plays:
+        score = 10.0 + finishing + worth[card]
+        if not rest and card in jack_rank:
+            score += 40  # no jack is kept back with nothing left to keep it for
+        if near_end and card in draws_or_skips:
+            score += 6
+        own = card not in jack_rank
+        if own:
+            counts[card[-1]] -= 1
+        if wishes and card in compact.jacks:
+            for wish in SUITS:
+                value = score + 3.5 * counts[wish] + (4.3 if wish in lacking else 0)
+                if value > best:
+                    best, chosen = value, (card, wish)
+                if observed is not None and observed[0] == card and observed[1] == wish:
+                    seen = value
+        else:
+            follow = card[-1]
+            value = score + 3 * counts[follow] + (4 if follow in lacking else 0)
+            if value > best:
+                best, chosen = value, (card, None)
+            if observed is not None and observed[0] == card:
+                seen = value
+        if own:
+            counts[card[-1]] += 1
+    return chosen, best, seen

@@ -15,8 +15,17 @@ from typing import Any
 from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
 
-from games.engine import RuleSet, SetupError, apply, legal_actions, new_game
-from games.engine.playouts import DRAW, PASS, action_of, playout, playout_apply, playout_moves
+from games.engine import RuleSet, SetupError, apply, choose_bot_action, legal_actions, new_game
+from games.engine.playouts import (
+    DRAW,
+    PASS,
+    action_of,
+    basic_weigh,
+    compact_rules,
+    playout,
+    playout_apply,
+    playout_moves,
+)
 
 SETTINGS = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 HOUSE_ONLY = ("announcements", "pik_call", "king_of_diamonds_hermann", "queen_of_hearts_swap", "ace_needs_cover",
@@ -123,3 +132,29 @@ def test_a_whole_playout_ends_where_move_by_move_play_ends(choice, seed, players
         playout_apply(stepped, stepped.turn, moves[int(draw() * len(moves))])
         steps += 1
     assert (decisions, state.to_json()) == (steps, stepped.to_json())
+
+
+
+@SETTINGS
+@given(choice=option_sets(), seed=st.integers(0, 2**32 - 1), players=st.integers(2, 5))
+def test_the_basic_weighing_chooses_the_basic_bots_play(choice, seed, players):
+    """``basic_weigh`` (which search tests worlds with) plays the card and wish the basic bot plays."""
+    rules = RuleSet.from_preset(*choice)
+    state = dealt(rules, players, seed)
+    compact = compact_rules(rules)
+    if compact is None:
+        return  # house-only rules: search reads plays only under compact rules
+    while state.status == "active":
+        seat = state.turn
+        action = choose_bot_action(state, seat, "basic", None)
+        plays = [move if isinstance(move, str) else move[0] for move in playout_moves(state, seat)
+                 if isinstance(move, (str, tuple))]
+        plays = list(dict.fromkeys(plays))  # a jack is listed once per wish
+        if plays:
+            lacking = state.lacking.get((seat + state.direction) % players, ())
+            near_end = min(len(hand) for other, hand in enumerate(state.hands) if other != seat) <= 3
+            (card, wish), best, seen = basic_weigh(state.hands[seat], plays, lacking, near_end, compact,
+                                                   (action["cards"][0], action.get("wish")))
+            assert (action["type"], [card], wish) == ("play", action["cards"], action.get("wish"))
+            assert seen == best
+        apply(state, seat, action)

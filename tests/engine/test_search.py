@@ -21,8 +21,10 @@ from games.engine import (
     new_game,
     player_view,
     redact_events,
+    search,
     strong_action,
 )
+from games.engine.playouts import compact_rules
 from games.engine.search import CLOCK_EVERY
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -50,6 +52,8 @@ def check_world(state: Any, knowledge: Knowledge, rng: random.Random) -> None:
     assert knowledge.lacking == state.lacking  # the public note the basic bot reads, followed from the events
     for other, cards in knowledge.known.items():  # cards known in another hand are there
         assert set(cards) <= set(state.hands[other])
+    assert knowledge.counts == {other: len(hand) for other, hand in enumerate(state.hands)}
+    assert (knowledge.direction, knowledge.pending) == (state.direction, state.pending_draw)
 
 
 @SETTINGS
@@ -122,6 +126,96 @@ def test_a_drawing_seat_under_must_play_is_dealt_no_card_that_fitted():
         world = seats[0].world(player_view(state, 0), rng)
         assert len(world.hands[1]) == 5
         assert not [card for card in world.hands[1] if card[-1] == "H" or card[0] in "KJ"], world.hands[1]
+
+
+def play_basic_round(state: Any, seats: list[Knowledge], before_each_turn: Any) -> None:
+    """Play the round with basic bots in every seat, each seat's knowledge following it."""
+    while state.status == "active":
+        before_each_turn(state, seats)
+        _, events = apply(state, state.turn, choose_bot_action(state, state.turn, "basic", None))
+        for knowledge in seats:
+            knowledge.observe(redact_events(events, knowledge.seat))
+
+
+@SETTINGS
+@given(preset=st.sampled_from(["classic", "tavern"]), seed=st.integers(0, 2**32 - 1), players=st.integers(2, 5))
+def test_the_true_hands_agree_with_every_play_of_a_basic_bot(preset, seed, players):
+    """Reading the plays never rules out the truth when the others play as the basic bot does."""
+    rules = RuleSet.from_preset(preset)
+    compact = compact_rules(rules)
+    state = new_game(rules, players, seed=seed, first=seed % players)
+    seats = observers(state)
+    read = []
+
+    def truth_agrees(state: Any, seats: list[Knowledge]) -> None:
+        for knowledge in seats:
+            read.append(sum(len(choices) for other, choices in knowledge.choices.items() if other != knowledge.seat))
+            assert knowledge.disagreements(state.hands, compact) == 0
+
+    play_basic_round(state, seats, truth_agrees)
+    assert len(read) > 0
+
+
+def agreeing_share(rules: RuleSet, players: int, rounds: int) -> float:
+    """The share of seat 0's worlds (10 a turn, once the others have plays to read) in which every
+    other seat's recent plays are the basic bot's, over ``rounds`` rounds of basic bots."""
+    compact = compact_rules(rules)
+    found = [0, 0]
+    rng = random.Random(7)
+
+    def deal_worlds(state: Any, seats: list[Knowledge]) -> None:
+        if state.turn == 0 and any(seats[0].choices[other] for other in range(1, players)):
+            for _ in range(10):
+                world = seats[0].world(player_view(state, 0), rng)
+                found[0] += seats[0].disagreements(world.hands, compact) == 0
+                found[1] += 1
+
+    for seed in range(rounds):
+        state = new_game(rules, players, seed=seed)
+        play_basic_round(state, observers(state), deal_worlds)
+    return found[0] / found[1]
+
+
+def test_worlds_agree_with_the_plays_they_read_more_often_than_worlds_dealt_blind(monkeypatch):
+    rules = RuleSet.from_preset("tavern")
+    read = agreeing_share(rules, 4, 12)
+    monkeypatch.setattr(search, "TRIES", 1)
+    blind = agreeing_share(rules, 4, 12)
+    assert read > blind + 0.2, (read, blind)
+
+
+def test_a_seat_that_lays_a_jack_with_cards_left_is_dealt_no_other_card_that_fitted():
+    """Tavern: seat 1 lays the wild JS on KH with four cards left, so none of them (but a jack) fitted."""
+    rules = RuleSet.from_preset("tavern")
+    state = rig(rules, [["KH", "2C", "3C", "4C", "5C"], ["JS", "6S", "7S", "8S", "10D"]], "9H")
+    seats = observers(state)
+    for seat, action in ((0, {"type": "play", "cards": ["KH"]}), (1, {"type": "play", "cards": ["JS"], "wish": "S"})):
+        _, events = apply(state, seat, action)
+        for knowledge in seats:
+            knowledge.observe(redact_events(events, knowledge.seat))
+    rng = random.Random(5)
+    for _ in range(50):
+        world = seats[0].world(player_view(state, 0), rng)
+        assert len(world.hands[1]) == 4
+        assert not [card for card in world.hands[1] if card[0] != "J" and (card[-1] == "H" or card[0] == "K")], \
+            world.hands[1]
+
+
+def test_a_seat_that_draws_without_must_play_is_dealt_no_card_that_fitted():
+    """Tavern (no must_play): seat 1 draws on KH though it may play, so it held no heart and no king."""
+    rules = RuleSet.from_preset("tavern")
+    state = rig(rules, [["KH", "2C", "3C", "4C", "5C"], ["6S", "7S", "8S", "9S", "10D"]], "9H", ["2D"])
+    seats = observers(state)
+    for seat, action in ((0, {"type": "play", "cards": ["KH"]}), (1, {"type": "draw"})):
+        _, events = apply(state, seat, action)
+        for knowledge in seats:
+            knowledge.observe(redact_events(events, knowledge.seat))
+    rng = random.Random(5)
+    for _ in range(50):
+        world = seats[0].world(player_view(state, 0), rng)
+        assert len(world.hands[1]) == 6
+        fitting = [card for card in world.hands[1] if card[-1] == "H" or card[0] in "KJ"]
+        assert len(fitting) <= 1, world.hands[1]  # the card it drew may be anything
 
 
 def _offers(entry: dict[str, Any], action: dict[str, Any]) -> bool:
