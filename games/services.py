@@ -239,32 +239,32 @@ def table_bot_add(*, table_id: int, player: Player, level: str) -> Table:
     return table
 
 
+@database_retry.written_once_more
 def table_leave(*, table_id: int, player: Player) -> Table:
     """Leave the table. In a running round a bot takes over the seat at once; the host role
     passes to the next person; a table without people closes."""
-    with transaction.atomic():
-        table = _table_locked(table_id)
-        seats = list(table.seats.select_related("player"))
-        mine = next((s for s in seats if s.player_id == player.pk and not s.left), None)
-        if mine is None:
-            raise PermissionDeniedError(message=_("You are not seated at this table."))
-        mine.left = True
-        mine.bot_controlled = True
-        mine.save(update_fields=["left", "bot_controlled"])
-        people = [s for s in seats if not s.left and s.player.user_id is not None]
-        fields = []
-        if table.host_id == player.pk and people:
-            table.host_id = people[0].player_id
-            fields.append("host")
-        game = _active_game(table)
-        if not people:
-            table.status = "closed"
-            fields.append("status")
-        if fields:
-            table.save(update_fields=fields)
-        if game is not None and mine.position in game.positions:
-            # The bot that took over answers now if the leaver was on turn.
-            move_submit(game_id=game.pk, actor="bot", action=None)
+    table = _table_locked(table_id)
+    seats = list(table.seats.select_related("player"))
+    mine = next((s for s in seats if s.player_id == player.pk and not s.left), None)
+    if mine is None:
+        raise PermissionDeniedError(message=_("You are not seated at this table."))
+    mine.left = True
+    mine.bot_controlled = True
+    mine.save(update_fields=["left", "bot_controlled"])
+    people = [s for s in seats if not s.left and s.player.user_id is not None]
+    fields = []
+    if table.host_id == player.pk and people:
+        table.host_id = people[0].player_id
+        fields.append("host")
+    game = _active_game(table)
+    if not people:
+        table.status = "closed"
+        fields.append("status")
+    if fields:
+        table.save(update_fields=fields)
+    if game is not None and mine.position in game.positions:
+        # The bot that took over answers now if the leaver was on turn.
+        move_submit(game_id=game.pk, actor="bot", action=None)
     return table
 
 
@@ -293,6 +293,7 @@ def _setup_args(setup: Any, players: int) -> dict[str, Any]:
     return {"hands": hands, "starter": starter, "stock": stock, "first": first}
 
 
+@database_retry.written_once_more
 def round_start(*, table_id: int, player: Player, seed: Any = None, setup: Any = None) -> Game:
     """The host starts the first round or the next one ("Nochmal!"), opened by the next seat.
 
@@ -317,44 +318,43 @@ def round_start(*, table_id: int, player: Player, seed: Any = None, setup: Any =
     A chosen ``seed`` or ``setup`` is practice: marked so everywhere, never counted, refused at a
     league table; it leaves the table's committed seed and the players' entropy for the next fair round.
     """
-    with transaction.atomic():
-        table = _table_of_host(table_id, player)
-        scoring_services.league_assert_open(league=table.league)  # a finished league takes no more rounds
-        practice = seed is not None or setup is not None
-        if practice and table.league_id is not None:
-            raise ConflictError("table_state", _("A league round is dealt fairly: a chosen seed or setup is "
-                                                 "for practice at a table outside a league."),
-                                details={"reason": "practice_in_league", "league": table.league_id})
-        if table.games.filter(status="active").exists():
-            raise ConflictError("table_state", _("A round is running at this table."),
-                                details={"reason": "round_running"})
-        seats = [s for s in table.seats.select_related("player") if not s.left]
-        _takeovers_reset(seats)
-        rules = engine.RuleSet.from_json(table.options)
-        if len(seats) < rules.min_players:
-            raise ConflictError("table_state", _("Not enough players at the table."),
-                                details={"reason": "not_enough_players", "min_players": rules.min_players})
-        players = len(seats)
-        game = Game(table=table, number=table.rounds_started + 1, rules=rules.to_json(), setup=setup,
-                    practice=practice, positions=[s.position for s in seats])
-        game.first = table.rounds_started % players
-        if practice:
-            state = _practice_deal(game, rules, players, seed, setup)
-        else:
-            state = _fair_deal(game, table, seats, rules)
-        game.turn = state.turn
-        game.state_set(state)
-        game.ledger_head = ledger_genesis(game)
-        _deadlines_set(game, state, timezone.now(), turn_passed=True)
-        game.save()
-        table.rounds_started += 1
-        table.status = "playing"
-        table.save(update_fields=["rounds_started", "status", "next_seed", "next_commitment"])
-        transaction.on_commit(functools.partial(stream_services.round_started, game_id=game.pk), robust=True)
-        tasks.clock_tasks_schedule(game)
-        if any(s.bot_controlled for s in seats):
-            move_submit(game_id=game.pk, actor="bot", action=None)
-            game.refresh_from_db()
+    table = _table_of_host(table_id, player)
+    scoring_services.league_assert_open(league=table.league)  # a finished league takes no more rounds
+    practice = seed is not None or setup is not None
+    if practice and table.league_id is not None:
+        raise ConflictError("table_state", _("A league round is dealt fairly: a chosen seed or setup is "
+                                             "for practice at a table outside a league."),
+                            details={"reason": "practice_in_league", "league": table.league_id})
+    if table.games.filter(status="active").exists():
+        raise ConflictError("table_state", _("A round is running at this table."),
+                            details={"reason": "round_running"})
+    seats = [s for s in table.seats.select_related("player") if not s.left]
+    _takeovers_reset(seats)
+    rules = engine.RuleSet.from_json(table.options)
+    if len(seats) < rules.min_players:
+        raise ConflictError("table_state", _("Not enough players at the table."),
+                            details={"reason": "not_enough_players", "min_players": rules.min_players})
+    players = len(seats)
+    game = Game(table=table, number=table.rounds_started + 1, rules=rules.to_json(), setup=setup,
+                practice=practice, positions=[s.position for s in seats])
+    game.first = table.rounds_started % players
+    if practice:
+        state = _practice_deal(game, rules, players, seed, setup)
+    else:
+        state = _fair_deal(game, table, seats, rules)
+    game.turn = state.turn
+    game.state_set(state)
+    game.ledger_head = ledger_genesis(game)
+    _deadlines_set(game, state, timezone.now(), turn_passed=True)
+    game.save()
+    table.rounds_started += 1
+    table.status = "playing"
+    table.save(update_fields=["rounds_started", "status", "next_seed", "next_commitment"])
+    transaction.on_commit(functools.partial(stream_services.round_started, game_id=game.pk), robust=True)
+    tasks.clock_tasks_schedule(game)
+    if any(s.bot_controlled for s in seats):
+        move_submit(game_id=game.pk, actor="bot", action=None)
+        game.refresh_from_db()
     return game
 
 

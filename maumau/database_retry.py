@@ -5,15 +5,21 @@ database may still end a session while a request uses it (a restart, ``pg_termin
 read that fails so is run once more (from the API's exception handler, inside the view's own thread,
 under WSGI and ASGI alike): reads change nothing but what is idempotent by design (a passed deadline
 resolved once, a token's last use). Writes retry where they know nothing was committed: the move
-pipeline (``games.services.move_submit``) does so itself.
+pipeline (``games.services.move_submit``) does so itself, and a service whose use case is one
+transaction says so with :func:`written_once_more`.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import functools
+from collections.abc import Callable
+from typing import Any, ParamSpec, TypeVar
 
-from django.db import InterfaceError, OperationalError, connection
+from django.db import InterfaceError, OperationalError, connection, transaction
 from psycopg_pool import PoolTimeout
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
 
@@ -41,3 +47,29 @@ def read_again(exc: Exception, context: dict[str, Any]) -> Any:
     request._request._database_retried = True
     connection.close()  # the broken one goes back to the pool, which discards it
     return view.dispatch(request._request, *context.get("args", ()), **context.get("kwargs", {}))
+
+
+def written_once_more(service: Callable[P, R]) -> Callable[P, R]:
+    """Run ``service`` as one transaction (a use case that is one: this is its ``atomic``); when its
+    database session ends under it before the COMMIT, nothing was written, so it runs once more on a
+    fresh connection.
+    A failure at the COMMIT itself is raised (the server may have committed), and so is one inside a
+    caller's transaction (the caller's work is gone with it) or a full pool (waiting again won't help)."""
+
+    @functools.wraps(service)
+    def run(*args: P.args, **kwargs: P.kwargs) -> R:
+        for attempt in (1, 2):
+            committing = False
+            outermost = not connection.in_atomic_block
+            try:
+                with transaction.atomic():
+                    result = service(*args, **kwargs)
+                    committing = True
+                return result
+            except (OperationalError, InterfaceError) as exc:
+                if committing or attempt == 2 or not outermost or pool_exhausted(exc):
+                    raise
+                connection.close()
+        raise AssertionError("unreachable")
+
+    return run

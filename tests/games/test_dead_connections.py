@@ -6,10 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from django.db import OperationalError
+from django.db import OperationalError, connections
 
-from games import selectors, sql
-from games.models import Move
+from games import selectors, services, sql
+from games.models import Game, Move, Player, Seat
 from tests.games.api_helpers import act, view
 
 pytestmark = pytest.mark.django_db(transaction=True)  # outside a test transaction, as a request runs
@@ -46,3 +46,33 @@ def test_a_read_whose_connection_dies_is_answered_from_a_fresh_one(two_people, m
     response = host.get(f"/api/v1/games/{game['id']}")
     assert response.status_code == 200, response.content
     assert len(calls) == 2
+
+
+def test_a_round_start_whose_connection_dies_before_the_commit_runs_once_more(make_table, make_player,
+                                                                              monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    table = make_table("classic")
+    assert table.join(make_player("Guest")).status_code == 200
+    calls = dying_once(monkeypatch, services, "_table_of_host")
+    response = table.start()
+    assert response.status_code == 201, response.content
+    assert len(calls) == 2
+    assert Game.objects.filter(table_id=table.id).count() == 1
+
+
+def test_leaving_a_table_whose_connection_dies_before_the_commit_runs_once_more(two_people, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    table, _host, guest, _game = two_people()
+    calls = dying_once(monkeypatch, services, "_table_locked")
+    response = guest.post(f"/api/v1/tables/{table.id}/leave", format="json")
+    assert response.status_code == 200, response.content
+    assert len(calls) == 2
+    assert Seat.objects.get(table_id=table.id, position=1).left
+
+
+def test_a_write_whose_commit_fails_is_not_run_again(make_table, make_player, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The server may have committed before the session ended: running it again could write it twice."""
+    table = make_table("classic")
+    assert table.join(make_player("Guest")).status_code == 200
+    calls = dying_once(monkeypatch, connections["default"], "commit")
+    with pytest.raises(OperationalError):
+        services.round_start(table_id=table.id, player=Player.objects.get(name="Host"))
+    assert len(calls) == 1
