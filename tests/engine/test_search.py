@@ -112,18 +112,22 @@ def test_the_clock_it_is_given_ends_the_search():
     assert 0 < stats["playouts"] <= 41 * CLOCK_EVERY + len(legal_actions(state, state.turn))
 
 
-def test_a_drawing_seat_under_must_play_is_dealt_no_card_that_fitted():
-    """Classic: seat 1 draws instead of playing on 9H, so it held no heart, no 9 and no jack."""
-    rules = RuleSet.from_preset("classic")
-    state = rig(rules, [["KH", "8C", "10C"], ["7C", "8S", "9C", "AS"]], "9H", ["QD", "KD", "AD", "7D"])
+def seat_zeros_worlds(state: Any, moves: list[tuple[int, dict[str, Any]]], count: int = 50) -> list[Any]:
+    """``count`` worlds seat 0 deals after the moves were made (every seat's knowledge following them)."""
     seats = observers(state)
-    for seat, action in ((0, {"type": "play", "cards": ["KH"]}), (1, {"type": "draw"})):
+    for seat, action in moves:
         _, events = apply(state, seat, action)
         for knowledge in seats:
             knowledge.observe(redact_events(events, knowledge.seat))
     rng = random.Random(5)
-    for _ in range(50):
-        world = seats[0].world(player_view(state, 0), rng)
+    return [seats[0].world(player_view(state, 0), rng) for _ in range(count)]
+
+
+def test_a_drawing_seat_under_must_play_is_dealt_no_card_that_fitted():
+    """Classic: seat 1 draws instead of playing on 9H, so it held no heart, no 9 and no jack."""
+    rules = RuleSet.from_preset("classic")
+    state = rig(rules, [["KH", "8C", "10C"], ["7C", "8S", "9C", "AS"]], "9H", ["QD", "KD", "AD", "7D"])
+    for world in seat_zeros_worlds(state, [(0, {"type": "play", "cards": ["KH"]}), (1, {"type": "draw"})]):
         assert len(world.hands[1]) == 5
         assert not [card for card in world.hands[1] if card[-1] == "H" or card[0] in "KJ"], world.hands[1]
 
@@ -188,14 +192,8 @@ def test_a_seat_that_lays_a_jack_with_cards_left_is_dealt_no_other_card_that_fit
     """Tavern: seat 1 lays the wild JS on KH with four cards left, so none of them (but a jack) fitted."""
     rules = RuleSet.from_preset("tavern")
     state = rig(rules, [["KH", "2C", "3C", "4C", "5C"], ["JS", "6S", "7S", "8S", "10D"]], "9H")
-    seats = observers(state)
-    for seat, action in ((0, {"type": "play", "cards": ["KH"]}), (1, {"type": "play", "cards": ["JS"], "wish": "S"})):
-        _, events = apply(state, seat, action)
-        for knowledge in seats:
-            knowledge.observe(redact_events(events, knowledge.seat))
-    rng = random.Random(5)
-    for _ in range(50):
-        world = seats[0].world(player_view(state, 0), rng)
+    for world in seat_zeros_worlds(state, [(0, {"type": "play", "cards": ["KH"]}),
+                                           (1, {"type": "play", "cards": ["JS"], "wish": "S"})]):
         assert len(world.hands[1]) == 4
         assert not [card for card in world.hands[1] if card[0] != "J" and (card[-1] == "H" or card[0] == "K")], \
             world.hands[1]
@@ -205,14 +203,7 @@ def test_a_seat_that_draws_without_must_play_is_dealt_no_card_that_fitted():
     """Tavern (no must_play): seat 1 draws on KH though it may play, so it held no heart and no king."""
     rules = RuleSet.from_preset("tavern")
     state = rig(rules, [["KH", "2C", "3C", "4C", "5C"], ["6S", "7S", "8S", "9S", "10D"]], "9H", ["2D"])
-    seats = observers(state)
-    for seat, action in ((0, {"type": "play", "cards": ["KH"]}), (1, {"type": "draw"})):
-        _, events = apply(state, seat, action)
-        for knowledge in seats:
-            knowledge.observe(redact_events(events, knowledge.seat))
-    rng = random.Random(5)
-    for _ in range(50):
-        world = seats[0].world(player_view(state, 0), rng)
+    for world in seat_zeros_worlds(state, [(0, {"type": "play", "cards": ["KH"]}), (1, {"type": "draw"})]):
         assert len(world.hands[1]) == 6
         fitting = [card for card in world.hands[1] if card[-1] == "H" or card[0] in "KJ"]
         assert len(fitting) <= 1, world.hands[1]  # the card it drew may be anything
