@@ -25,6 +25,18 @@ from .state import GameState
 #: the bot levels a table may seat, weakest first
 BOT_LEVELS = ("random", "basic", "strong")
 
+# The basic bot's weights for a play (search weighs hands with them too: ``playouts.basic_weigh``).
+PER_CARD = 10.0  # each card laid
+GOING_OUT = 1000  # the play empties the hand
+JACK_KEPT = 40  # less, per jack or joker laid with cards left: keep them for need
+POINTS_SHED = 0.5  # per point laid: shed high-scoring cards first
+NEAR_END = 3  # another hand this small ...
+ATTACK_NEAR_END = 6  # ... makes a 7 or an 8 worth this much more
+FOLLOW_HELD = 3  # per card left of the suit that follows
+NEXT_LACKS = 4  # the suit that follows is one the next seat lacks
+WISH_HELD = 0.5  # a wish: per card left of the wished suit, again (the suit held most)
+WISH_NEXT_LACKS = 0.3  # a wish of a suit the next seat lacks, again (breaks ties)
+
 
 def choose_bot_action(state: GameState, seat: int, level: str,
                       rng: random.Random | None) -> dict[str, Any] | None:
@@ -68,24 +80,23 @@ def _basic(state: GameState, seat: int, actions: list[dict[str, Any]]) -> dict[s
         names = [action.get("as", {}).get(card, card) for card in cards]
         rest = [card for card in hand if card not in cards]
         suits = Counter(SUIT[card] for card in rest if card[0] != "X" and RANK[card] != "J")
-        score = 10.0 * len(cards)
+        score = PER_CARD * len(cards)
         if not rest:
-            score += 1000
+            score += GOING_OUT
         jacks = sum(1 for card in cards if card[0] == "X" or RANK[card] == "J")
         if rest and jacks:
-            score -= 40 * jacks  # keep jacks and jokers for need
-        score += sum(points(card) for card in cards) * 0.5
+            score -= JACK_KEPT * jacks
+        score += sum(points(card) for card in cards) * POINTS_SHED
         top = names[-1]
-        if RANK[top] in ("7", "8") and fewest_other <= 3:
-            score += 6
+        if RANK[top] in ("7", "8") and fewest_other <= NEAR_END:
+            score += ATTACK_NEAR_END
         wish = action.get("wish")
         follow = wish if wish is not None else SUIT[top]
-        score += 3 * suits.get(follow, 0)
+        score += FOLLOW_HELD * suits.get(follow, 0)
         if follow in lacking:
-            score += 4
+            score += NEXT_LACKS
         if wish is not None:
-            # prefer the wish of the suit held most (ties: one the next player lacks)
-            score += 0.5 * suits.get(wish, 0) + (0.3 if wish in lacking else 0)
+            score += WISH_HELD * suits.get(wish, 0) + (WISH_NEXT_LACKS if wish in lacking else 0)
         if "target" in action:
             score -= len(state.hands[action["target"]])
         key = (score, -index)

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from . import bots
 from .cards import RANK, SUITS, card_names, house_points, ranking_points
 from .effects import PENALTY, REVERSE, SIT_OUT, SKIP, WISH, rank_effect
 from .engine import _check_pass, _count_stuck_turn, _draw, _end_turn, _finish, apply
@@ -100,7 +101,7 @@ def _compact_build(rules: RuleSet) -> _Compact | None:
     wished = {jack: tuple((jack, suit) for suit in SUITS) for jack in jacks}
     points = house_points if rules.scoring == "points" else ranking_points
     jack_rank = frozenset(name for name in names if RANK[name] == "J")
-    worth = {name: 0.5 * points(name) - (40 if name in jack_rank else 0) for name in names}
+    worth = {name: bots.POINTS_SHED * points(name) - (bots.JACK_KEPT if name in jack_rank else 0) for name in names}
     draws_or_skips = frozenset(name for name in names if RANK[name] in ("7", "8"))
     return _Compact(rules, names, effect, jacks, wished, {}, rules.must_play, rules.jack_can_win, rules.seven_draws,
                     rules.max_turns, worth, jack_rank, draws_or_skips)
@@ -390,7 +391,6 @@ def _lays_jacks(action: dict[str, Any]) -> bool:
     return action["type"] == "play" and any(card[0] == "X" or RANK[card] == "J" for card in action["cards"])
 
 
-
 def basic_weigh(hand: list[str], plays: list[str], lacking: Any, near_end: bool, compact: _Compact,
                 observed: tuple[str, str | None] | None = None) -> tuple[tuple[str, str | None], float, float]:
     """The basic bot's best play from ``hand`` among ``plays`` (its single fitting cards, in hand
@@ -405,30 +405,32 @@ def basic_weigh(hand: list[str], plays: list[str], lacking: Any, near_end: bool,
         if card not in jack_rank:
             counts[card[-1]] += 1
     rest = len(hand) - 1
-    finishing = 1000 if not rest else 0
+    finishing = bots.GOING_OUT if not rest else 0
     wishes = compact.jacks and not (rest == 0 and compact.jack_can_win)
     worth, draws_or_skips = compact.worth, compact.draws_or_skips
+    # a wished suit is the suit that follows, weighed again as a wish
+    wish_held, wish_lacks = bots.FOLLOW_HELD + bots.WISH_HELD, bots.NEXT_LACKS + bots.WISH_NEXT_LACKS
     best = seen = -1e9
     chosen: tuple[str, str | None] = (plays[0], None)
     for card in plays:
-        score = 10.0 + finishing + worth[card]
+        score = bots.PER_CARD + finishing + worth[card]
         if not rest and card in jack_rank:
-            score += 40  # no jack is kept back with nothing left to keep it for
+            score += bots.JACK_KEPT  # no jack is kept back with nothing left to keep it for
         if near_end and card in draws_or_skips:
-            score += 6
+            score += bots.ATTACK_NEAR_END
         own = card not in jack_rank
         if own:
             counts[card[-1]] -= 1
         if wishes and card in compact.jacks:
             for wish in SUITS:
-                value = score + 3.5 * counts[wish] + (4.3 if wish in lacking else 0)
+                value = score + wish_held * counts[wish] + (wish_lacks if wish in lacking else 0)
                 if value > best:
                     best, chosen = value, (card, wish)
                 if observed is not None and observed[0] == card and observed[1] == wish:
                     seen = value
         else:
             follow = card[-1]
-            value = score + 3 * counts[follow] + (4 if follow in lacking else 0)
+            value = score + bots.FOLLOW_HELD * counts[follow] + (bots.NEXT_LACKS if follow in lacking else 0)
             if value > best:
                 best, chosen = value, (card, None)
             if observed is not None and observed[0] == card:

@@ -39,7 +39,7 @@ from collections.abc import Callable, Iterable
 from functools import lru_cache
 from typing import Any
 
-from .bots import choose_bot_action, name_jokers
+from .bots import NEAR_END, choose_bot_action, name_jokers
 from .cards import RANK, SUIT, build_deck
 from .legality import fits
 from .playouts import Move, action_of, basic_weigh, compact_rules, playout, playout_apply, playout_moves
@@ -152,7 +152,7 @@ class Knowledge:
         """A play of ``seat`` with what it saw then, to test worlds against (:meth:`disagreements`)."""
         players = len(self.counts)
         lacking = tuple(self.lacking.get((seat + self.direction) % players, ()))
-        near_end = min(count for other, count in self.counts.items() if other != seat) <= 3
+        near_end = min(count for other, count in self.counts.items() if other != seat) <= NEAR_END
         since = self.since.setdefault(seat, [])
         self.choices.setdefault(seat, []).append(
             [self.top, self.wish, self.first_wish, self.pending > 0, lacking, near_end, card, None, len(since)])
@@ -449,4 +449,3 @@ def _reward(state: GameState, seat: int) -> float:
             return weights[seat] / sum(weights)
         return 1.0 / len(state.hands)
     return 1.0 if winner == seat else 0.0
-
