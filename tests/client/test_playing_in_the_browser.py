@@ -236,6 +236,44 @@ def test_a_dropped_event_stream_resumes_without_losing_a_move(server: str, new_p
         proxy.close()
 
 
+def test_a_failed_read_of_the_round_does_not_stop_later_reads(server: str, new_page: Any) -> None:
+    """One read of the round cut by the network (a phone between two cells) must not leave the
+    board behind the moves shown in the log: the next move reads the round again."""
+    ada, bob = Api.guest(server, "Ada"), Api.guest(server, "Bob")
+    table = ada.call("POST", "tables", {"rules": "classic", "options": {"turn_seconds": 0}})["id"]
+    bob.call("POST", f"tables/{table}/join", {})
+    deck = [rank + suit for suit in "CSHD" for rank in ["7", "8", "9", "10", "J", "Q", "K", "A"]]
+    setup = setup_for(deck, [["KH", "QC", "10C"], ["KS", "QS", "QH"]], "9S", [])
+    setup["first"] = 1
+    game = ada.call("POST", f"tables/{table}/rounds", {"setup": setup})["id"]
+
+    page = new_page(PHONE)
+    page.goto(server + "/")
+    page.evaluate(f"localStorage.setItem('maumau.token', '{ada.token}')")
+    page.goto(f"{server}/#/game/{game}")
+    expect(page.locator("#stream-state")).to_have_attribute("data-state", "open")
+    expect(page.locator(".hand-card[data-card='KH']")).to_have_count(1)
+
+    cut: list[str] = []
+
+    def cut_the_first_read(route: Any) -> None:
+        if cut:
+            route.continue_()
+        else:
+            cut.append(route.request.url)
+            route.abort("internetdisconnected")
+
+    page.route(re.compile(rf"/api/v1/games/{game}$"), cut_the_first_read)
+    bob.call("POST", f"games/{game}/actions", {"type": "play", "cards": ["KS"]})
+    expect(page.locator("#moves")).to_contain_text("Bob plays King of spades")
+    expect(page.locator("#toast")).to_have_class(re.compile(r"\bshown\b"))  # the cut read failed
+    ada.call("POST", f"games/{game}/actions", {"type": "play", "cards": ["KH"]})
+    expect(page.locator("#moves")).to_contain_text("Ada plays King of hearts")
+    expect(page.locator(".hand-card[data-card='KH']")).to_have_count(0)
+    expect(page.locator("#turn")).to_have_text("Bob's turn")
+    assert len(cut) == 1, cut
+
+
 def test_the_lobby_fits_a_phone_screen(server: str, new_page: Any) -> None:
     page = new_page(PHONE)
     sign_up_as_guest(page, server, "Phil")

@@ -36,13 +36,18 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
 
   async function readView() {
     if (reading) { again = true; return reading; }
+    // `reading` is cleared however the read ends: a read cut by the network must not leave every
+    // later read waiting on its failure, with moves shown in the log and a board behind them.
     reading = (async () => {
-      do {
-        again = false;
-        const fresh = await get(`games/${id}`);
-        if (!view || fresh.version >= view.version || fresh.id !== view.id) view = fresh;
-      } while (again);
-      reading = null;
+      try {
+        do {
+          again = false;
+          const fresh = await get(`games/${id}`);
+          if (!view || fresh.version >= view.version || fresh.id !== view.id) view = fresh;
+        } while (again);
+      } finally {
+        reading = null;
+      }
       render();
     })();
     return reading;
