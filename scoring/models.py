@@ -196,7 +196,10 @@ class Rating(models.Model):
     ordinal), stored so that the leaderboard reads it from an index. `bot` repeats the player's mark
     (it never changes) so the people-only leaderboard has an index of its own."""
 
-    player = models.ForeignKey("games.Player", on_delete=models.PROTECT, related_name="ratings")
+    #: No index of its own: the unique (player, rules) leads with it. A rated round rewrites its rows
+    #: with a new `rating`, which is indexed (the leaderboard), so every index of the table takes a new
+    #: entry per player and round; two that others made redundant cost that for nothing.
+    player = models.ForeignKey("games.Player", on_delete=models.PROTECT, related_name="ratings", db_index=False)
     rules = models.CharField(max_length=16, choices=RULE_SET_CHOICES)
     bot = models.BooleanField(default=False)
     mu = models.FloatField()
@@ -204,12 +207,12 @@ class Rating(models.Model):
     rating = models.FloatField()
     rounds = models.PositiveIntegerField(default=0)
     #: The last round that moved it (its ledger id): the history's newest point. No database constraint
-    #: (see `RatingPoint`).
+    #: (see `RatingPoint`) and no index: nothing looks ratings up by it (a ledger round is never deleted).
     last_round = models.ForeignKey(RoundResult, null=True, blank=True, on_delete=models.PROTECT, related_name="+",
-                                   db_constraint=False)
+                                   db_constraint=False, db_index=False)
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["rules", "player"], name="scoring_rating_rules_player")]
+        constraints = [models.UniqueConstraint(fields=["player", "rules"], name="scoring_rating_player_rules")]
         indexes = [
             models.Index(fields=["rules", "-rating", "player"], name="scoring_rating_board"),
             models.Index(fields=["rules", "-rating", "player"], name="scoring_rating_board_people",

@@ -100,14 +100,15 @@ def round_result_record(*, game: Any, seat_players: dict[int, int] | None = None
     if bots is None:
         bots = set(Player.objects.filter(pk__in=seat_players.values(), is_bot=True).values_list("pk", flat=True))
     # The ratings are locked before the ledger row takes its id (rounds that share a player are rated in
-    # id order), in the round trip of the look-up for a row already written (which the lock skips).
-    with sql.cursor() as look_up:
-        locked_ratings = ratings.ratings_locked(game=game, practice=practice, rules=rules_name,
-                                                seat_players=seat_players, bots=bots,
-                                                look_up=(look_up, _round_result_of_game_sql(), [game.pk]))
-        existing = look_up.fetchone()
-    if existing is not None:
-        return sql.load(RoundResult, existing)
+    # id order). The lock skips a round already written; only a round it did not lock may be one.
+    locked_ratings = ratings.ratings_locked(game=game, practice=practice, rules=rules_name,
+                                            seat_players=seat_players, bots=bots)
+    if not locked_ratings:
+        with sql.cursor() as look_up:
+            look_up.execute(_round_result_of_game_sql(), [game.pk])
+            existing = look_up.fetchone()
+        if existing is not None:
+            return sql.load(RoundResult, existing)
 
     result = game.result
     if not result:

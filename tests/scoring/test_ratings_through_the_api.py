@@ -16,11 +16,12 @@ from tests.games.api_helpers import act, play_out, view
 pytestmark = pytest.mark.django_db
 
 HANDS, STARTER = [["5H"], ["X1"]], "5C"  # house: the host goes out with the first move
-#: A rated round's last move costs the unrated one's queries (tests/games/test_query_budget.py) and one
-#: more: the statement that counts the round's bot turns and creates and locks the rating rows. Its writes
-#: (one UPDATE of the ratings, one INSERT of the history points) join the move's last statement on
-#: PostgreSQL; SQLite runs them one by one.
-RATED_ROUND_END_QUERIES = 11 + 1 if connection.vendor == "postgresql" else 13 + 1 + 2
+#: A rated round's last move costs the unrated one's queries (tests/games/test_query_budget.py): the
+#: statement that counts the round's bot turns and creates and locks the rating rows takes the place of
+#: the look-up for a result already recorded, which it also checks. Its writes (one UPDATE of the
+#: ratings, one INSERT of the history points) join the move's last statement on PostgreSQL; SQLite runs
+#: them one by one.
+RATED_ROUND_END_QUERIES = 11 if connection.vendor == "postgresql" else 13 + 2
 #: Token+user+player, then the page (the cursor carries the position: no count, no look-up).
 LEADERBOARD_QUERIES = 2
 #: Token+user+player, the player, their ratings, their history points (one windowed query).
