@@ -106,8 +106,8 @@ def ratings_locked(*, game: Any, practice: bool, rules: str, seat_players: dict[
     player-id order, and inserts nothing when a seat was taken over or the round is recorded.
 
     A rated round so makes one statement where a round not rated makes the caller's look-up for a row
-    already written: the caller looks only when this returns nothing (bench.ratings: sending the two
-    together in one pipeline cost a rated move 0.3 ms more than the lock alone).
+    already written: the caller looks only when this returns nothing. (Sending the two together in one
+    pipeline, as before, took 0.56 ms where the lock alone takes 0.38, timed in one bench.ratings run.)
     """
     if practice or not game.result or game.result.get("reason") == "aborted":
         return {}
