@@ -88,11 +88,11 @@ class DroppingProxy:
                 client, _ = self.listener.accept()
             except OSError:
                 return
-            if self.blocked.is_set():
-                client.close()
-                continue
-            upstream = socket.create_connection(("127.0.0.1", self.target_port))
-            with self.lock:
+            with self.lock:  # refused, or registered before a drop() that follows can cut it
+                if self.blocked.is_set():
+                    client.close()
+                    continue
+                upstream = socket.create_connection(("127.0.0.1", self.target_port))
                 self.sockets.update((client, upstream))
             threading.Thread(target=self._pipe, args=(client, upstream), daemon=True).start()
             threading.Thread(target=self._pipe, args=(upstream, client), daemon=True).start()
@@ -107,8 +107,8 @@ class DroppingProxy:
 
     def drop(self) -> None:
         """Cut every open connection and refuse new ones until :meth:`restore`."""
-        self.blocked.set()
         with self.lock:
+            self.blocked.set()
             for end in self.sockets:
                 with suppress(OSError):
                     end.shutdown(socket.SHUT_RDWR)
