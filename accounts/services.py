@@ -1,5 +1,6 @@
 """Account use cases: sign-up with a password, a guest's upgrade, log-in and log-out, personal
-tokens, password change and account deletion. One transaction each; domain errors out.
+tokens, password change and account deletion. One transaction each, run once more when its session dies
+before the commit (``database_retry.written_once_more``); domain errors out.
 
 Guests (``POST /players``, games.services.player_create) are users with a random username and no
 password: setting credentials later keeps the same user and player, so everything they played stays
@@ -17,7 +18,7 @@ from django.contrib.auth.hashers import make_password
 from django.contrib.auth.models import User
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
@@ -25,6 +26,7 @@ from accounts import tokens
 from accounts.models import SCOPES, AccessToken
 from games import services as game_services
 from games.models import Player, Seat
+from maumau import database_retry
 from maumau.errors import ConflictError, DomainError, NotFoundError, ValidationFailed
 from streams import services as stream_services
 from streams.models import Webhook
@@ -58,7 +60,7 @@ def _username_free(username: str) -> None:
         raise ValidationFailed(details={"fields": {"username": [str(_(
             "3 to 30 letters, digits or underscores, starting with a letter."))]}})
     if User.objects.filter(username__iexact=username).exists():
-        raise ConflictError("username_taken", message=_("This username is taken."), details={"field": "username"})
+        raise _username_taken()
 
 
 def _tokens_within_limit(user: Any) -> None:
@@ -68,20 +70,23 @@ def _tokens_within_limit(user: Any) -> None:
     AccessToken.objects.filter(pk__in=list(surplus.values_list("pk", flat=True))).delete()
 
 
+@database_retry.written_once_more
 def account_create(*, username: str, password: str, name: str | None = None, device: str,
                    bot: bool = False) -> tuple[Player, AccessToken, str]:
     """A person (or a bot account) with a username and a password, and a first token for ``device``."""
     _username_free(username)
     _password_checked(password, User(username=username), "password")
     try:
-        with transaction.atomic():
-            user = User.objects.create_user(username=username, password=password)
-            player = Player.objects.create(name=name or username, user=user, is_bot=bot)
-            token, key = tokens.token_issue(user=user, name=device, scopes=SCOPES, used=True)
+        user = User.objects.create_user(username=username, password=password)
     except IntegrityError as error:  # the same username in a race
-        raise ConflictError("username_taken", message=_("This username is taken."),
-                            details={"field": "username"}) from error
+        raise _username_taken() from error
+    player = Player.objects.create(name=name or username, user=user, is_bot=bot)
+    token, key = tokens.token_issue(user=user, name=device, scopes=SCOPES, used=True)
     return player, token, key
+
+
+def _username_taken() -> ConflictError:
+    return ConflictError("username_taken", message=_("This username is taken."), details={"field": "username"})
 
 
 def credentials_set(*, user: Any, username: str, password: str) -> Any:
@@ -92,13 +97,18 @@ def credentials_set(*, user: Any, username: str, password: str) -> Any:
     user.username = username
     _password_checked(password, user, "password")
     user.set_password(password)
-    try:
-        with transaction.atomic():
-            user.save(update_fields=["username", "password"])
-    except IntegrityError as error:
-        raise ConflictError("username_taken", message=_("This username is taken."),
-                            details={"field": "username"}) from error
+    _credentials_saved(user)
     return user
+
+
+@database_retry.written_once_more
+def _credentials_saved(user: Any) -> None:
+    """The write of ``credentials_set``, apart from its checks: those read the user it changes (run
+    again, they would find the password just set and refuse)."""
+    try:
+        user.save(update_fields=["username", "password"])
+    except IntegrityError as error:  # the same username in a race
+        raise _username_taken() from error
 
 
 def _password_matches(user: Any | None, password: str) -> bool:
@@ -115,15 +125,23 @@ def login(*, username: str, password: str, device: str) -> tuple[AccessToken, st
     user = User.objects.filter(username__iexact=username).first() if USERNAME.fullmatch(username) else None
     if not _password_matches(user, password):
         raise _invalid_credentials()
-    with transaction.atomic():
-        _tokens_within_limit(user)
-        return tokens.token_issue(user=user, name=device, scopes=SCOPES, used=True)
+    return _token_for_device(user, device)
 
 
+@database_retry.written_once_more
+def _token_for_device(user: Any, device: str) -> tuple[AccessToken, str]:
+    """The write of ``login``, apart from the password check: the hash stays out of the transaction."""
+    _tokens_within_limit(user)
+    return tokens.token_issue(user=user, name=device, scopes=SCOPES, used=True)
+
+
+@database_retry.written_once_more
 def logout(*, token: AccessToken) -> None:
+    """One statement, in a transaction all the same: a session that ends under it has then deleted nothing."""
     AccessToken.objects.filter(pk=token.pk).delete()
 
 
+@database_retry.written_once_more
 def token_create(*, user: Any, name: str, scopes: list[str], expires_in: int | None = None) -> tuple[AccessToken, str]:
     """A personal token for a script or a bot, with only the scopes asked for (never ``account``)."""
     if AccessToken.objects.filter(user=user).count() >= settings.MAUMAU_TOKENS_PER_USER:
@@ -133,6 +151,7 @@ def token_create(*, user: Any, name: str, scopes: list[str], expires_in: int | N
     return tokens.token_issue(user=user, name=name, scopes=scopes, expires_at=expires_at)
 
 
+@database_retry.written_once_more
 def token_revoke(*, user: Any, token_id: int) -> None:
     """Revoke one of the caller's tokens; another's is as unknown as one that does not exist (404)."""
     deleted = 0
@@ -150,12 +169,17 @@ def password_change(*, user: Any, token: AccessToken, old_password: str, new_pas
     if not user.check_password(old_password):
         raise _invalid_credentials()
     _password_checked(new_password, user, "new_password")
-    with transaction.atomic():
-        user.set_password(new_password)
-        user.save(update_fields=["password"])
-        if keep_other_tokens:
-            return 0
-        revoked, _rows = AccessToken.objects.filter(user=user).exclude(pk=token.pk).delete()
+    return _password_replaced(user, token, new_password, keep_other_tokens)
+
+
+@database_retry.written_once_more
+def _password_replaced(user: Any, token: AccessToken, new_password: str, keep_other_tokens: bool) -> int:
+    """The write of ``password_change``, apart from its checks: those read the password it replaces."""
+    user.set_password(new_password)
+    user.save(update_fields=["password"])
+    if keep_other_tokens:
+        return 0
+    revoked, _rows = AccessToken.objects.filter(user=user).exclude(pk=token.pk).delete()
     return revoked
 
 
@@ -170,11 +194,17 @@ def account_delete(*, user: Any, player: Player, password: str | None) -> None:
         game_services.table_leave(table_id=table_id, player=player)
     for webhook_id in list(Webhook.objects.filter(player=player).values_list("pk", flat=True)):
         stream_services.webhook_delete(player=player, webhook_id=webhook_id)
-    with transaction.atomic():
-        Player.objects.filter(pk=player.pk).update(name=DELETED_NAME)
-        user.username = f"~deleted-{user.pk}"
-        user.set_unusable_password()
-        user.email = user.first_name = user.last_name = ""
-        user.is_active = False
-        user.save(update_fields=["username", "password", "email", "first_name", "last_name", "is_active"])
-        AccessToken.objects.filter(user=user).delete()
+    _account_anonymised(user, player)
+
+
+@database_retry.written_once_more
+def _account_anonymised(user: Any, player: Player) -> None:
+    """The last step of ``account_delete``, one transaction (each seat left and each webhook removed
+    before it was one of its own)."""
+    Player.objects.filter(pk=player.pk).update(name=DELETED_NAME)
+    user.username = f"~deleted-{user.pk}"
+    user.set_unusable_password()
+    user.email = user.first_name = user.last_name = ""
+    user.is_active = False
+    user.save(update_fields=["username", "password", "email", "first_name", "last_name", "is_active"])
+    AccessToken.objects.filter(user=user).delete()

@@ -1,4 +1,6 @@
-"""Use cases that write: one transaction each, keyword-only arguments, domain errors out.
+"""Use cases that write: one transaction each, keyword-only arguments, domain errors out. A use case's
+transaction is ``database_retry.written_once_more``: it runs once more when its session dies before the
+commit (the move pipeline has its own such loop).
 
 ``move_submit`` is the one path for everything that changes a round: a person's action, the bots on
 turn, and the turn clock (the expiry tasks, the sweep and a request that finds a passed deadline).
@@ -56,21 +58,22 @@ ENTROPY = re.compile(r"[\x21-\x7e]{1,64}")
 # --- players ---------------------------------------------------------------------------------
 
 
+@database_retry.written_once_more
 def player_create(*, name: str) -> tuple[Player, str]:
     """A guest: an auth user without a password (accounts.services can give it one later) and a first
     token; returns (player, token key)."""
-    with transaction.atomic():
-        user = User.objects.create(username=f"p-{secrets.token_hex(12)}")
-        user.set_unusable_password()
-        user.save(update_fields=["password"])
-        player = Player.objects.create(name=name, user=user)
-        _token, key = tokens.token_issue(user=user, name="Sign-up", scopes=SCOPES, used=True)
+    user = User.objects.create(username=f"p-{secrets.token_hex(12)}")
+    user.set_unusable_password()
+    user.save(update_fields=["password"])
+    player = Player.objects.create(name=name, user=user)
+    _token, key = tokens.token_issue(user=user, name="Sign-up", scopes=SCOPES, used=True)
     return player, key
 
 
 # --- tables ----------------------------------------------------------------------------------
 
 
+@database_retry.written_once_more
 def table_create(
     *,
     host: Player,
@@ -104,13 +107,12 @@ def table_create(
                 message=_("The table's rules must be the league's rules."),
                 details={"field": "league", "league_rules": league.rules},
             )
-    with transaction.atomic():
-        table = Table(host=host, rules=rule_set.name, options=rule_set.to_json(), max_players=max_players,
-                      league=league, visibility=visibility, spectators=spectators, spectator_delay=spectator_delay,
-                      invite_code=secrets.token_urlsafe(12))
-        _next_seed_draw(table)
-        table.save()
-        Seat.objects.create(table=table, position=0, player=host, nonce=secrets.token_hex(16))
+    table = Table(host=host, rules=rule_set.name, options=rule_set.to_json(), max_players=max_players,
+                  league=league, visibility=visibility, spectators=spectators, spectator_delay=spectator_delay,
+                  invite_code=secrets.token_urlsafe(12))
+    _next_seed_draw(table)
+    table.save()
+    Seat.objects.create(table=table, position=0, player=host, nonce=secrets.token_hex(16))
     return table
 
 
@@ -163,79 +165,79 @@ def _seat_add(table: Table, position: int, player: Player, *, bot_controlled: bo
     return seat
 
 
+@database_retry.written_once_more
 def table_join(*, table_id: int, player: Player, entropy: str | None = None, invite_code: str | None = None) -> Table:
     """Take the next free seat (from the next round on if one is running); a leaver, or a person a bot
     stood in for after timeouts, takes their seat back. ``entropy`` is mixed into the next fair deal.
     A private table takes newcomers only with its ``invite_code`` (404 otherwise: it is not shown to them)."""
     if entropy is not None:
         entropy = entropy_checked(entropy)
-    with transaction.atomic():
-        table = _table_locked(table_id)
-        seats = list(table.seats.all())
-        mine = next((s for s in seats if s.player_id == player.pk), None)
-        if table.visibility == "private" and mine is None and not (
-                isinstance(invite_code, str) and secrets.compare_digest(invite_code, table.invite_code)):
-            raise NotFoundError()
-        if table.status == "closed":
-            raise ConflictError("table_state", details={"reason": "table_closed"})
-        if mine is not None and not mine.left:
-            if mine.bot_controlled and player.user_id is not None:  # a bot took over after timeouts: take it back
-                mine.bot_controlled = False
-                mine.consecutive_timeouts = 0
-                mine.entropy = entropy or mine.entropy
-                mine.save(update_fields=["bot_controlled", "consecutive_timeouts", "entropy"])
-                return table
-            raise ConflictError("already_seated", details={"position": mine.position})
-        if sum(1 for s in seats if not s.left) >= table.max_players:
-            raise ConflictError("table_full", details={"max_players": table.max_players})
-        if mine is not None:
-            mine.left = False
+    table = _table_locked(table_id)
+    seats = list(table.seats.all())
+    mine = next((s for s in seats if s.player_id == player.pk), None)
+    if table.visibility == "private" and mine is None and not (
+            isinstance(invite_code, str) and secrets.compare_digest(invite_code, table.invite_code)):
+        raise NotFoundError()
+    if table.status == "closed":
+        raise ConflictError("table_state", details={"reason": "table_closed"})
+    if mine is not None and not mine.left:
+        if mine.bot_controlled and player.user_id is not None:  # a bot took over after timeouts: take it back
             mine.bot_controlled = False
+            mine.consecutive_timeouts = 0
             mine.entropy = entropy or mine.entropy
-            mine.save(update_fields=["left", "bot_controlled", "entropy"])
-        else:
-            _seat_add(table, max((s.position for s in seats), default=-1) + 1, player, entropy=entropy or "")
+            mine.save(update_fields=["bot_controlled", "consecutive_timeouts", "entropy"])
+            return table
+        raise ConflictError("already_seated", details={"position": mine.position})
+    if sum(1 for s in seats if not s.left) >= table.max_players:
+        raise ConflictError("table_full", details={"max_players": table.max_players})
+    if mine is not None:
+        mine.left = False
+        mine.bot_controlled = False
+        mine.entropy = entropy or mine.entropy
+        mine.save(update_fields=["left", "bot_controlled", "entropy"])
+    else:
+        _seat_add(table, max((s.position for s in seats), default=-1) + 1, player, entropy=entropy or "")
     return table
 
 
+@database_retry.written_once_more
 def seat_reclaim(*, table_id: int, player: Player) -> bool:
     """A person who comes back takes their seat back from the bot that stood in after timeouts (not a
     seat they left: joining again takes that one). Every request of theirs to the table or one of its
     rounds calls this when their seat shows a bot; returns whether it took one back."""
     if player.user_id is None or player.is_bot:
         return False
-    with transaction.atomic():
-        taken = Seat.objects.filter(table_id=table_id, player=player, left=False, bot_controlled=True).update(
-            bot_controlled=False, consecutive_timeouts=0)
+    taken = Seat.objects.filter(table_id=table_id, player=player, left=False, bot_controlled=True).update(
+        bot_controlled=False, consecutive_timeouts=0)
     return bool(taken)
 
 
+@database_retry.written_once_more
 def seat_entropy_set(*, table_id: int, player: Player, entropy: Any) -> Table:
     """The caller's entropy for the table's next fair round (any time before it starts; a round
     uses it up). Set it after the last seat was taken: see ``round_start`` for why."""
     entropy = entropy_checked(entropy)
-    with transaction.atomic():
-        table = _table_locked(table_id)
-        if table.status == "closed":
-            raise ConflictError("table_state", details={"reason": "table_closed"})
-        mine = table.seats.filter(player=player, left=False).first()
-        if mine is None:
-            raise PermissionDeniedError(message=_("You are not seated at this table."))
-        mine.entropy = entropy
-        mine.save(update_fields=["entropy"])
+    table = _table_locked(table_id)
+    if table.status == "closed":
+        raise ConflictError("table_state", details={"reason": "table_closed"})
+    mine = table.seats.filter(player=player, left=False).first()
+    if mine is None:
+        raise PermissionDeniedError(message=_("You are not seated at this table."))
+    mine.entropy = entropy
+    mine.save(update_fields=["entropy"])
     return table
 
 
+@database_retry.written_once_more
 def table_bot_add(*, table_id: int, player: Player, level: str) -> Table:
     """The host seats a bot; it gets its own bot Player so results always name a Player."""
-    with transaction.atomic():
-        table = _table_of_host(table_id, player)
-        seats = list(table.seats.all())
-        if sum(1 for s in seats if not s.left) >= table.max_players:
-            raise ConflictError("table_full", details={"max_players": table.max_players})
-        position = max((s.position for s in seats), default=-1) + 1
-        bot = Player.objects.create(name=f"Bot {position} ({level})", is_bot=True, bot_level=level)
-        _seat_add(table, position, bot, bot_controlled=True)
+    table = _table_of_host(table_id, player)
+    seats = list(table.seats.all())
+    if sum(1 for s in seats if not s.left) >= table.max_players:
+        raise ConflictError("table_full", details={"max_players": table.max_players})
+    position = max((s.position for s in seats), default=-1) + 1
+    bot = Player.objects.create(name=f"Bot {position} ({level})", is_bot=True, bot_level=level)
+    _seat_add(table, position, bot, bot_controlled=True)
     return table
 
 

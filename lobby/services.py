@@ -4,7 +4,9 @@ Matching is atomic: every change to a pool of seeks (rules, options, players and
 under one lock of that pool (a transaction-scoped advisory lock on PostgreSQL; SQLite runs one writer
 at a time), and a seek leaves ``open`` only under it, so two seeks never take the same seat and no
 table is made twice. Tables are made and rounds started through ``games.services`` (``table_create``,
-``table_join``, ``table_bot_add``, ``round_start``), the paths every client's table takes.
+``table_join``, ``table_bot_add``, ``round_start``), the paths every client's table takes. A use case's
+transaction is ``database_retry.written_once_more``: it runs once more when its session dies before the
+commit (the chat throttle, kept in the cache, stays outside it).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache
-from django.db import connection, transaction
+from django.db import connection
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
@@ -25,6 +27,7 @@ from games.ledger import canonical_json
 from games.models import Game, Player, Table
 from games.rule_sets import rule_set_from
 from lobby.models import Challenge, ChallengeInvitee, Seek, TableMessage, TableMute
+from maumau import database_retry
 from maumau.errors import ConflictError, DomainError, NotFoundError, PermissionDeniedError, ValidationFailed
 from scoring.models import League
 from streams import channels
@@ -60,6 +63,7 @@ def _pool_lock(pool: str) -> None:
             cursor.execute("SELECT pg_advisory_xact_lock(%s)", [key])
 
 
+@database_retry.written_once_more
 def seek_create(*, player: Player, rules: str, players: int, options: dict[str, Any] | None = None,
                 league_id: int | None = None, fill_with_bots_after: int | None = None) -> Seek:
     """Wait for others seeking the same; the seek that completes a table starts it at once."""
@@ -79,15 +83,14 @@ def seek_create(*, player: Player, rules: str, players: int, options: dict[str, 
     effective = rule_set.to_json()
     pool = pool_of(rules=rule_set.name, options=effective, players=players, league_id=league_id)
     now = timezone.now()
-    with transaction.atomic():
-        _pool_lock(pool)
-        if Seek.objects.filter(player=player, pool=pool, status="open").exists():
-            raise ConflictError("already_seeking", _("You are already seeking this game."))
-        seek = Seek.objects.create(
-            player=player, rules=rule_set.name, options=effective, players=players, league_id=league_id,
-            pool=pool, fill_with_bots_after=fill_with_bots_after,
-            fill_at=None if fill_with_bots_after is None else now + timedelta(seconds=fill_with_bots_after))
-        _pool_match(pool)
+    _pool_lock(pool)
+    if Seek.objects.filter(player=player, pool=pool, status="open").exists():
+        raise ConflictError("already_seeking", _("You are already seeking this game."))
+    seek = Seek.objects.create(
+        player=player, rules=rule_set.name, options=effective, players=players, league_id=league_id,
+        pool=pool, fill_with_bots_after=fill_with_bots_after,
+        fill_at=None if fill_with_bots_after is None else now + timedelta(seconds=fill_with_bots_after))
+    _pool_match(pool)
     seek.refresh_from_db()
     return seek
 
@@ -133,18 +136,18 @@ def _game_started(player_ids: list[int], *, table: Table, game: Game, source: di
     ])
 
 
+@database_retry.written_once_more
 def seek_cancel(*, player: Player, seek_id: int) -> Seek:
-    with transaction.atomic():
-        seek = Seek.objects.filter(pk=seek_id, player=player).first()
-        if seek is None:
-            raise NotFoundError()
-        _pool_lock(seek.pool)
-        seek = Seek.objects.select_for_update().get(pk=seek.pk)
-        if seek.status != "open":
-            raise ConflictError("table_state", _("This seek is not open any more."),
-                                details={"reason": f"seek_{seek.status}", "table": seek.table_id, "game": seek.game_id})
-        seek.status = "cancelled"
-        seek.save(update_fields=["status"])
+    seek = Seek.objects.filter(pk=seek_id, player=player).first()
+    if seek is None:
+        raise NotFoundError()
+    _pool_lock(seek.pool)
+    seek = Seek.objects.select_for_update().get(pk=seek.pk)
+    if seek.status != "open":
+        raise ConflictError("table_state", _("This seek is not open any more."),
+                            details={"reason": f"seek_{seek.status}", "table": seek.table_id, "game": seek.game_id})
+    seek.status = "cancelled"
+    seek.save(update_fields=["status"])
     return seek
 
 
@@ -156,25 +159,28 @@ def seeks_fill_due(*, now: datetime | None = None, pools: list[str] | None = Non
     due = Seek.objects.filter(status="open", fill_at__lte=now)
     if pools is not None:
         due = due.filter(pool__in=pools)
-    made = 0
-    for pool in sorted(set(due.values_list("pool", flat=True)[:500])):
-        with transaction.atomic():
-            _pool_lock(pool)
-            made += _pool_match(pool)
-            while True:
-                open_seeks = list(Seek.objects.select_for_update().filter(pool=pool, status="open")
-                                  .exclude(fill_at=None).select_related("player").order_by("id")[:16])
-                if not open_seeks or not any(s.fill_at <= now for s in open_seeks):
-                    break
-                group = open_seeks[: open_seeks[0].players]
-                _seeks_seat(group, bots=group[0].players - len(group))
-                made += 1
-    return made
+    return sum(_pool_fill(pool, now) for pool in sorted(set(due.values_list("pool", flat=True)[:500])))
+
+
+@database_retry.written_once_more
+def _pool_fill(pool: str, now: datetime) -> int:
+    """One pool of ``seeks_fill_due``, one transaction under its lock; returns how many tables were made."""
+    _pool_lock(pool)
+    made = _pool_match(pool)
+    while True:
+        open_seeks = list(Seek.objects.select_for_update().filter(pool=pool, status="open")
+                          .exclude(fill_at=None).select_related("player").order_by("id")[:16])
+        if not open_seeks or not any(s.fill_at <= now for s in open_seeks):
+            return made
+        group = open_seeks[: open_seeks[0].players]
+        _seeks_seat(group, bots=group[0].players - len(group))
+        made += 1
 
 
 # --- challenges ------------------------------------------------------------------------------------
 
 
+@database_retry.written_once_more
 def challenge_create(*, challenger: Player, to: list[int], rules: str, options: dict[str, Any] | None = None,
                      max_players: int | None = None, visibility: str = "private",
                      expires_in: int = CHALLENGE_EXPIRES_DEFAULT) -> Challenge:
@@ -193,12 +199,11 @@ def challenge_create(*, challenger: Player, to: list[int], rules: str, options: 
         raise ValidationFailed(message=_("max_players is out of range for these rules."),
                                details={"field": "max_players", "min": max(rule_set.min_players, len(to) + 1),
                                         "max": rule_set.max_players})
-    with transaction.atomic():
-        challenge = Challenge.objects.create(
-            challenger=challenger, rules=rule_set.name, options=rule_set.to_json(), max_players=max_players,
-            visibility=visibility, expires_at=timezone.now() + timedelta(seconds=expires_in))
-        ChallengeInvitee.objects.bulk_create([ChallengeInvitee(challenge=challenge, player_id=pid) for pid in to])
-        _challenge_tell(challenge, to, "challenge_received")
+    challenge = Challenge.objects.create(
+        challenger=challenger, rules=rule_set.name, options=rule_set.to_json(), max_players=max_players,
+        visibility=visibility, expires_at=timezone.now() + timedelta(seconds=expires_in))
+    ChallengeInvitee.objects.bulk_create([ChallengeInvitee(challenge=challenge, player_id=pid) for pid in to])
+    _challenge_tell(challenge, to, "challenge_received")
     return challenge
 
 
@@ -232,28 +237,28 @@ def _challenge_closed(challenge: Challenge) -> DomainError:
                                   "game": challenge.game_id})
 
 
+@database_retry.written_once_more
 def challenge_answer(*, player: Player, challenge_id: int, accept: bool) -> Challenge:
     """An invitee accepts or declines. One decline ends the challenge; the last accept starts the table
     (the challenger hosts) and its first round, and everyone is told."""
-    with transaction.atomic():
-        challenge = _challenge_locked(challenge_id, player)
-        invitee = challenge.invitees.filter(player=player).first()
-        if invitee is None:
-            raise PermissionDeniedError(message=_("Only an invited player may answer a challenge."))
-        if challenge.status != "open":
-            raise _challenge_closed(challenge)
-        invitee.answer = "accepted" if accept else "declined"
-        invitee.save(update_fields=["answer"])
-        if not accept:
-            challenge.status = "declined"
-            challenge.save(update_fields=["status"])
-            _challenge_tell(challenge, [p for p in _parties(challenge) if p != player.pk], "challenge_declined",
-                            by=player.pk)
-            return challenge
-        _challenge_tell(challenge, [challenge.challenger_id], "challenge_accepted", by=player.pk)
-        invitees = list(challenge.invitees.select_related("player"))
-        if all(i.answer == "accepted" for i in invitees):
-            _challenge_start(challenge, invitees)
+    challenge = _challenge_locked(challenge_id, player)
+    invitee = challenge.invitees.filter(player=player).first()
+    if invitee is None:
+        raise PermissionDeniedError(message=_("Only an invited player may answer a challenge."))
+    if challenge.status != "open":
+        raise _challenge_closed(challenge)
+    invitee.answer = "accepted" if accept else "declined"
+    invitee.save(update_fields=["answer"])
+    if not accept:
+        challenge.status = "declined"
+        challenge.save(update_fields=["status"])
+        _challenge_tell(challenge, [p for p in _parties(challenge) if p != player.pk], "challenge_declined",
+                        by=player.pk)
+        return challenge
+    _challenge_tell(challenge, [challenge.challenger_id], "challenge_accepted", by=player.pk)
+    invitees = list(challenge.invitees.select_related("player"))
+    if all(i.answer == "accepted" for i in invitees):
+        _challenge_start(challenge, invitees)
     return challenge
 
 
@@ -269,16 +274,16 @@ def _challenge_start(challenge: Challenge, invitees: list[ChallengeInvitee]) -> 
     _game_started(_parties(challenge), table=table, game=game, source={"challenge": challenge.pk})
 
 
+@database_retry.written_once_more
 def challenge_cancel(*, player: Player, challenge_id: int) -> Challenge:
-    with transaction.atomic():
-        challenge = _challenge_locked(challenge_id, player)
-        if challenge.challenger_id != player.pk:
-            raise PermissionDeniedError(message=_("Only the challenger may cancel a challenge."))
-        if challenge.status != "open":
-            raise _challenge_closed(challenge)
-        challenge.status = "cancelled"
-        challenge.save(update_fields=["status"])
-        _challenge_tell(challenge, _parties(challenge)[1:], "challenge_cancelled")
+    challenge = _challenge_locked(challenge_id, player)
+    if challenge.challenger_id != player.pk:
+        raise PermissionDeniedError(message=_("Only the challenger may cancel a challenge."))
+    if challenge.status != "open":
+        raise _challenge_closed(challenge)
+    challenge.status = "cancelled"
+    challenge.save(update_fields=["status"])
+    _challenge_tell(challenge, _parties(challenge)[1:], "challenge_cancelled")
     return challenge
 
 
@@ -291,15 +296,18 @@ def _challenge_expire(challenge: Challenge) -> None:
 def challenges_expire(*, now: datetime | None = None) -> int:
     """Expire the open challenges past their time (beat task; ids re-checked under each row's lock)."""
     now = now or timezone.now()
-    expired = 0
-    for challenge_id in list(Challenge.objects.filter(status="open", expires_at__lte=now)
-                             .values_list("pk", flat=True)[:500]):
-        with transaction.atomic():
-            challenge = Challenge.objects.select_for_update().filter(pk=challenge_id, status="open").first()
-            if challenge is not None and challenge.expires_at <= now:
-                _challenge_expire(challenge)
-                expired += 1
-    return expired
+    due = list(Challenge.objects.filter(status="open", expires_at__lte=now).values_list("pk", flat=True)[:500])
+    return sum(_challenge_expired_if_due(challenge_id, now) for challenge_id in due)
+
+
+@database_retry.written_once_more
+def _challenge_expired_if_due(challenge_id: int, now: datetime) -> bool:
+    """One challenge of ``challenges_expire``, one transaction under its row's lock."""
+    challenge = Challenge.objects.select_for_update().filter(pk=challenge_id, status="open").first()
+    if challenge is None or challenge.expires_at > now:
+        return False
+    _challenge_expire(challenge)
+    return True
 
 
 # --- chat --------------------------------------------------------------------------------------------
@@ -336,28 +344,33 @@ def message_post(*, table: Table, player: Player, text: Any, spectator: bool) ->
     if TableMute.objects.filter(table=table, player=player).exists():
         raise PermissionDeniedError(message=_("The host muted you at this table."))
     _chat_throttle(table.pk, player)
-    with transaction.atomic():
-        message = TableMessage.objects.create(table=table, player=player, text=text, spectators=spectator)
-        game_id = table.games.filter(status="active").values_list("pk", flat=True).first()
-        if game_id is None:
-            game_id = table.games.order_by("-number").values_list("pk", flat=True).first()
-        if game_id is not None:  # the game stream sends it as ``event: message``
-            channels.publish_on_commit(channels.game_topic(game_id))
+    return _message_written(table, player, text, spectator)
+
+
+@database_retry.written_once_more
+def _message_written(table: Table, player: Player, text: str, spectator: bool) -> TableMessage:
+    """The write of ``message_post``, apart from the throttle: run again, it would count the line twice."""
+    message = TableMessage.objects.create(table=table, player=player, text=text, spectators=spectator)
+    game_id = table.games.filter(status="active").values_list("pk", flat=True).first()
+    if game_id is None:
+        game_id = table.games.order_by("-number").values_list("pk", flat=True).first()
+    if game_id is not None:  # the game stream sends it as ``event: message``
+        channels.publish_on_commit(channels.game_topic(game_id))
     return message
 
 
+@database_retry.written_once_more
 def mute_set(*, table_id: int, host: Player, player_id: int, muted: bool) -> None:
-    with transaction.atomic():
-        table = Table.objects.select_for_update().filter(pk=table_id).first()
-        if table is None:
-            raise NotFoundError()
-        if table.host_id != host.pk:
-            raise PermissionDeniedError(message=_("Only the host may do this."))
-        if player_id == host.pk:
-            raise ValidationFailed(details={"field": "player", "reason": "the host cannot mute themselves"})
-        if not Player.objects.filter(pk=player_id).exists():
-            raise NotFoundError(details={"field": "player"})
-        if muted:
-            TableMute.objects.get_or_create(table=table, player_id=player_id)
-        else:
-            TableMute.objects.filter(table=table, player_id=player_id).delete()
+    table = Table.objects.select_for_update().filter(pk=table_id).first()
+    if table is None:
+        raise NotFoundError()
+    if table.host_id != host.pk:
+        raise PermissionDeniedError(message=_("Only the host may do this."))
+    if player_id == host.pk:
+        raise ValidationFailed(details={"field": "player", "reason": "the host cannot mute themselves"})
+    if not Player.objects.filter(pk=player_id).exists():
+        raise NotFoundError(details={"field": "player"})
+    if muted:
+        TableMute.objects.get_or_create(table=table, player_id=player_id)
+    else:
+        TableMute.objects.filter(table=table, player_id=player_id).delete()

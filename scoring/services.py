@@ -10,6 +10,9 @@ applied one after the other, the totals use `F()` increments, and the house limi
 on totals that include every earlier round exactly once. Ledger ids are allocated under
 that lock, so id order is the order in which rounds were counted (the recompute replays it).
 A resignation is written under the same lock and names the last round before it.
+
+A use case that is its own transaction is ``database_retry.written_once_more``: it runs once more
+when its session dies before the commit.
 """
 
 from __future__ import annotations
@@ -27,12 +30,14 @@ from django.utils.translation import gettext_lazy as _
 from games import sql
 from games.models import Player, Seat
 from games.rule_sets import rule_set_from
+from maumau import database_retry
 from maumau.errors import DomainError, NotFoundError, PermissionDeniedError
 from scoring import ratings
 from scoring.models import League, LeagueResignation, PlayerResult, RoundResult, Standing
 from streams import services as stream_services
 
 
+@database_retry.written_once_more
 def league_create(*, name: str, rules: str, options: dict[str, Any] | None = None, created_by: Any = None) -> League:
     """Create a league; its options are validated and stored as effective options, as for tables."""
     name = (name or "").strip()
@@ -213,7 +218,7 @@ def _standings_count(*, league: League, lines: list[PlayerResult]) -> None:
         league.save(update_fields=["status", "loser", "finished_at"])
 
 
-@transaction.atomic
+@database_retry.written_once_more
 def league_resign(*, league_id: int, player: Any) -> League:
     """A member (a player with a counted round in the league) leaves it for good.
 
@@ -365,7 +370,7 @@ def standings_compare(*, league: League, replay: Replay) -> list[str]:
     return problems
 
 
-@transaction.atomic
+@database_retry.written_once_more
 def league_standings_recompute(*, league_id: int, write: bool = True) -> list[str]:
     """Rebuild one league's standings from its ledger; return what differed before.
 

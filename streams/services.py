@@ -8,7 +8,9 @@ for the commit: webhook deliveries' tasks and turn reminders (:func:`notificatio
 ``streams.tasks``) and the wake-ups (``channels.publish_on_commit``; on PostgreSQL ``pg_notify`` runs
 in the transaction, which delivers it at commit).
 
-Round starts and joins are told after their commit, in a short transaction of their own.
+Round starts and joins are told after their commit, in a short transaction of their own. Each
+transaction here is ``database_retry.written_once_more``: it runs once more when its session dies
+before the commit (what leaves the database waits for that commit).
 """
 
 from __future__ import annotations
@@ -19,12 +21,12 @@ from collections.abc import Iterable
 from datetime import timedelta
 from typing import Any
 
-from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from games import sql
 from games.models import Game, Move, Player, Seat, Table
+from maumau import database_retry
 from maumau.errors import NotFoundError, ValidationFailed
 from scoring.models import League
 from streams import channels, tasks
@@ -55,13 +57,18 @@ def notifications_create(items: list[Notification], *, seats: Iterable[Seat] = (
     follow on commit. ``seats``: loaded seats whose players' webhook flags are known."""
     if not items:
         return []
-    with transaction.atomic():
-        batch = sql.WriteBatch()
-        batch.insert(items)
-        channels.publish_on_commit(*sorted({channels.player_topic(n.player_id) for n in items}), batch=batch)
-        batch.send()
-        notifications_dispatch(items, seats=seats)
+    _notifications_written(items, list(seats))
     return items
+
+
+@database_retry.written_once_more
+def _notifications_written(items: list[Notification], seats: list[Seat]) -> None:
+    """The transaction of ``notifications_create`` (none for no notifications: no savepoint inside a caller's)."""
+    batch = sql.WriteBatch()
+    batch.insert(items)
+    channels.publish_on_commit(*sorted({channels.player_topic(n.player_id) for n in items}), batch=batch)
+    batch.send()
+    notifications_dispatch(items, seats=seats)
 
 
 def notifications_dispatch(notifications: list[Notification], *, seats: Iterable[Seat] = ()) -> None:
@@ -232,11 +239,11 @@ def webhook_secret_get(*, player: Player) -> str:
     return secret.secret
 
 
+@database_retry.written_once_more
 def webhook_secret_rotate(*, player: Player) -> str:
-    with transaction.atomic():
-        secret, _created = WebhookSecret.objects.select_for_update().get_or_create(player=player)
-        secret.secret = new_secret()
-        secret.save(update_fields=["secret", "created_at"])
+    secret, _created = WebhookSecret.objects.select_for_update().get_or_create(player=player)
+    secret.secret = new_secret()
+    secret.save(update_fields=["secret", "created_at"])
     return secret.secret
 
 
@@ -251,21 +258,26 @@ def webhook_create(*, player: Player, url: str, events: list[str]) -> Webhook:
     except UnsafeTarget as exc:
         raise ValidationFailed(message=_("This webhook URL is not allowed."),
                                details={"field": "url", "reason": exc.reason, **exc.details}) from exc
+    return _webhook_written(player, url, sorted(set(events)))
+
+
+@database_retry.written_once_more
+def _webhook_written(player: Player, url: str, events: list[str]) -> Webhook:
+    """The write of ``webhook_create``, apart from the URL's check: its DNS look-up stays out of the transaction."""
     if Webhook.objects.filter(player=player, active=True).count() >= setting("WEBHOOK_MAX_PER_PLAYER"):
         raise ValidationFailed(details={"field": "url", "reason": "too_many_webhooks",
                                         "max": setting("WEBHOOK_MAX_PER_PLAYER")})
-    with transaction.atomic():
-        WebhookSecret.objects.get_or_create(player=player)
-        hook = Webhook.objects.create(player=player, url=url, events=sorted(set(events)))
-        Player.objects.filter(pk=player.pk).update(has_webhook=True)
+    WebhookSecret.objects.get_or_create(player=player)
+    hook = Webhook.objects.create(player=player, url=url, events=events)
+    Player.objects.filter(pk=player.pk).update(has_webhook=True)
     return hook
 
 
+@database_retry.written_once_more
 def webhook_delete(*, player: Player, webhook_id: int) -> None:
     """Remove one webhook; the player's ``has_webhook`` flag follows (moves read it to skip look-ups)."""
-    with transaction.atomic():
-        deleted, _rows = Webhook.objects.filter(pk=webhook_id, player=player).delete()
-        if not deleted:
-            raise NotFoundError()
-        Player.objects.filter(pk=player.pk).update(
-            has_webhook=Webhook.objects.filter(player=player, active=True).exists())
+    deleted, _rows = Webhook.objects.filter(pk=webhook_id, player=player).delete()
+    if not deleted:
+        raise NotFoundError()
+    Player.objects.filter(pk=player.pk).update(
+        has_webhook=Webhook.objects.filter(player=player, active=True).exists())

@@ -1,0 +1,39 @@
+"""A database session really ended under a running use case: ``pg_terminate_backend`` from another
+connection, just before the use case's first statement that matches, so that statement meets a dead
+session mid-transaction (as a restart or an operator's kill does). PostgreSQL only."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import psycopg
+import pytest
+from django.db import connection
+
+postgresql_only = pytest.mark.skipif(connection.vendor != "postgresql",
+                                     reason="ending a session from outside needs PostgreSQL")
+
+
+def terminate(wrapper: Any) -> None:
+    """End the session of ``wrapper`` (a Django connection) from a connection of its own, and wait until it is gone."""
+    info = wrapper.connection.info
+    with psycopg.connect(info.dsn, password=wrapper.settings_dict.get("PASSWORD") or None, autocommit=True) as admin:
+        assert admin.execute("SELECT pg_terminate_backend(%s, 5000)", [info.backend_pid]).fetchone() == (True,)
+
+
+@contextlib.contextmanager
+def session_killed_before(fragment: str) -> Iterator[list[str]]:
+    """Kill the session once, before the first statement whose SQL holds ``fragment``; yields the
+    statements it was killed before (one, once it happened)."""
+    killed: list[str] = []
+
+    def wrapper(execute: Callable[..., Any], sql: str, params: Any, many: bool, context: dict[str, Any]) -> Any:
+        if not killed and fragment in sql:
+            killed.append(sql)
+            terminate(context["connection"])
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(wrapper):
+        yield killed
