@@ -368,11 +368,14 @@ def basic_move(state: GameState, seat: int, compact: _Compact) -> None:
         else:
             _compact_apply(state, seat, DRAW, compact)
         return
-    hands = state.hands
-    players = len(hands)
-    lacking = state.lacking.get((seat + state.direction) % players, ())
-    near_end = min(len(hands[other]) for other in range(players) if other != seat) <= bots.NEAR_END
-    (card, wish), _, _ = basic_weigh(hand, plays, lacking, near_end, compact)
+    if len(plays) == 1 and plays[0] not in compact.jacks:
+        card, wish = plays[0], None  # one play and no wish: nothing to weigh
+    else:
+        hands = state.hands
+        players = len(hands)
+        lacking = state.lacking.get((seat + state.direction) % players, ())
+        near_end = min(len(hands[other]) for other in range(players) if other != seat) <= bots.NEAR_END
+        (card, wish), _, _ = basic_weigh(hand, plays, lacking, near_end, compact)
     state.penalized_plays = []
     _play_one(state, seat, card, wish, compact)
 
