@@ -255,7 +255,7 @@ def _next_turn(state: GameState, seat: int, compact: _Compact, skips: int, rever
 
 
 def playout(state: GameState, random: Callable[[], float], plays_first: bool = False, sensible: bool = False,
-            limit: int = 1 << 30, basic: tuple[bool, ...] | None = None) -> int:
+            limit: int = 1 << 30) -> int:
     """Play the round to its end with random moves (``random`` is a generator's ``random`` method);
     returns the decisions made; it stops after ``limit`` decisions (the round still active).
     ``plays_first``: a seat that can play plays (a uniform choice among its plays) and draws or
@@ -263,8 +263,6 @@ def playout(state: GameState, random: Callable[[], float], plays_first: bool = F
     ``sensible`` (implies ``plays_first``) also keeps jacks for when nothing else fits and wishes the
     suit its player holds most, as the basic bot does: search that models its opponents so sees
     further than one that assumes they play at random.
-    ``basic`` (compact rules only): the seats marked True play exactly as the basic bot would from
-    their hands (:func:`basic_move`), the others as above.
 
     Under compact rules only the seat on turn ever acts. Otherwise (calls, the Hermann race) the
     other seats say what they may before each turn, as the service's bots do, and a joker is named
@@ -279,10 +277,6 @@ def playout(state: GameState, random: Callable[[], float], plays_first: bool = F
         hands = state.hands
         while state.status == ACTIVE and decisions < limit:
             seat = state.turn
-            if basic is not None and basic[seat]:
-                basic_move(state, seat, compact)
-                decisions += 1
-                continue
             hand = hands[seat]
             drawn_phase = state.phase == DRAWN
             candidates = (state.drawn,) if drawn_phase else hand
@@ -347,37 +341,6 @@ def playout(state: GameState, random: Callable[[], float], plays_first: bool = F
         apply(state, seat, action)
         decisions += 1
     return decisions
-
-
-def basic_move(state: GameState, seat: int, compact: _Compact) -> None:
-    """Apply the basic bot's move for ``seat`` under compact rules (``bots._basic``'s choice, by
-    :func:`basic_weigh`): its best fitting card (a 7 on an open penalty), else draw or pass."""
-    hand = state.hands[seat]
-    drawn_phase = state.phase == DRAWN
-    candidates = (state.drawn,) if drawn_phase else hand
-    if state.pending_draw:
-        plays = [card for card in candidates if card[0] == "7"]
-    else:
-        fit = compact.fitting.get((state.top, state.wish, state.first_wish))
-        if fit is None:
-            fit = compact.fit(state.top, state.wish, state.first_wish)
-        plays = [card for card in candidates if card in fit]
-    if not plays:
-        if drawn_phase or len(state.stock) + len(state.discard) <= 1 and not state.pending_draw:
-            _compact_apply(state, seat, PASS, compact)
-        else:
-            _compact_apply(state, seat, DRAW, compact)
-        return
-    if len(plays) == 1 and plays[0] not in compact.jacks:
-        card, wish = plays[0], None  # one play and no wish: nothing to weigh
-    else:
-        hands = state.hands
-        players = len(hands)
-        lacking = state.lacking.get((seat + state.direction) % players, ())
-        near_end = min(len(hands[other]) for other in range(players) if other != seat) <= bots.NEAR_END
-        (card, wish), _, _ = basic_weigh(hand, plays, lacking, near_end, compact)
-    state.penalized_plays = []
-    _play_one(state, seat, card, wish, compact)
 
 
 #: every call there is: a play may carry words no rule asks for (they are ignored), so a playout's

@@ -3,10 +3,8 @@
 Its input is what its seat may see, never the state: the seat's :func:`~games.engine.view.player_view`
 and the round's events as :func:`~games.engine.view.redact_event` shows them to that seat, folded into
 :class:`Knowledge`. Each playout deals the unseen cards anew at random, consistently with that
-knowledge (a determinization), plays one root move and then the round on the playout fast path
-(:func:`~games.engine.playouts.playout`), and scores a win. In a playout every other seat plays as
-the basic bot would from the hand that world dealt it (:data:`OPPONENTS_BASIC`), the seat itself at
-random among sensible moves (a seat plays when it can, keeps jacks for need).
+knowledge (a determinization), plays one root move and then the round to its end on the playout
+fast path (:func:`~games.engine.playouts.playout`: a seat plays when it can), and scores a win.
 Root moves are chosen by UCB1 over all determinizations together, as in information-set Monte
 Carlo tree search with a tree of depth one (Cowling, Powley and Whitehouse 2012; OpenSpiel's
 ``ismcts`` keeps deeper trees, which a game with this much hidden information gains little from).
@@ -66,12 +64,6 @@ TRIES = 12
 LIKELIHOOD = 0.1
 #: the clock is read once per this many playouts
 CLOCK_EVERY = 8
-#: in a playout the other seats play as the basic bot would from their dealt hands (compact rules), the
-#: seat itself at random among sensible moves. The basic bot is the model of a player the worlds are read
-#: with already; a world that guessed a hand then also answers with that hand as such a player would.
-#: bench.bots, tavern with two players at 1000 playouts, games 0-599: 0.607 with sensible random play for
-#: every seat, 0.642 with this; the basic bot's play for the seat itself as well, half the time: 0.610
-OPPONENTS_BASIC = True
 
 
 class Knowledge:
@@ -397,7 +389,6 @@ def strong_action(view: dict[str, Any], knowledge: Knowledge, rng: random.Random
     if len(moves) == 1 or seat != root.turn:
         return action_of(moves[0])
     root_moves_world = root.copy()
-    basic_seats = tuple(other != seat for other in range(len(root.hands))) if OPPONENTS_BASIC else None
     wins = [0.0] * len(moves)
     visits = [0] * len(moves)
     total = decisions = 0
@@ -414,7 +405,7 @@ def strong_action(view: dict[str, Any], knowledge: Knowledge, rng: random.Random
                          + EXPLORATION * math.sqrt(log_total / visits[index]))
         world = root if total == 0 else knowledge.world(view, rng)
         playout_apply(world, seat, moves[choice])
-        decisions += 1 + playout(world, random_number, sensible=True, limit=CUTOFF or 1 << 30, basic=basic_seats)
+        decisions += 1 + playout(world, random_number, sensible=True, limit=CUTOFF or 1 << 30)
         wins[choice] += _reward(world, seat)
         visits[choice] += 1
         total += 1

@@ -20,7 +20,6 @@ from games.engine.playouts import (
     DRAW,
     PASS,
     action_of,
-    basic_move,
     basic_weigh,
     compact_rules,
     playout,
@@ -159,21 +158,3 @@ def test_the_basic_weighing_chooses_the_basic_bots_play(choice, seed, players):
             assert (action["type"], [card], wish) == ("play", action["cards"], action.get("wish"))
             assert seen == best
         apply(state, seat, action)
-
-
-@SETTINGS
-@given(choice=option_sets(), seed=st.integers(0, 2**32 - 1), players=st.integers(2, 5))
-def test_a_basic_move_in_a_playout_is_the_basic_bots_action(choice, seed, players):
-    """``basic_move`` (the seats a playout models as the basic bot) changes the state exactly as the
-    basic bot's action through ``apply`` does, at every step of a round."""
-    rules = RuleSet.from_preset(*choice)
-    state = dealt(rules, players, seed)
-    compact = compact_rules(rules)
-    if compact is None:
-        return  # house-only rules: playouts model no seat as the basic bot there
-    fast = state.copy()
-    while state.status == "active":
-        seat = state.turn
-        apply(state, seat, choose_bot_action(state, seat, "basic", None))
-        basic_move(fast, seat, compact)
-        assert fast.to_json() == state.to_json()

@@ -214,25 +214,3 @@ def _offers(entry: dict[str, Any], action: dict[str, Any]) -> bool:
         named = {joker: name[0] if isinstance(name, list) else name for joker, name in entry["as"].items()}
         return {**entry, "as": named}.keys() == action.keys() and entry["cards"] == action["cards"]
     return entry == action
-
-
-def test_the_other_seats_play_as_the_basic_bot_in_the_playouts_and_the_seat_itself_does_not(monkeypatch):
-    """The basic bot is the model of a player: in a playout every other seat makes the basic bot's
-    moves (``playouts.basic_move``), while the searching seat keeps its randomized sensible play."""
-    from games.engine import playouts
-
-    movers: list[int] = []
-    real = playouts.basic_move
-
-    def spy(state: Any, seat: int, compact: Any) -> None:
-        movers.append(seat)
-        real(state, seat, compact)
-
-    monkeypatch.setattr(playouts, "basic_move", spy)
-    for players in (2, 4):
-        state = new_game(RuleSet.from_preset("tavern"), players, seed=11)
-        seat = state.turn
-        strong_action(player_view(state, seat), observers(state)[seat], random.Random(2), playouts=40)
-        assert movers and seat not in movers
-        assert set(movers) <= set(range(players)) - {seat}
-        movers.clear()
