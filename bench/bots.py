@@ -104,8 +104,10 @@ def _game(job: tuple[str, int, int, int, float]) -> tuple[str, int, dict[str, An
 
 
 def win_rates(games: int, playouts: int, ms: float, processes: int,
-              line_ups: list[tuple[str, int]] = LINE_UPS) -> dict[str, Any]:
-    jobs = [(name, players, number, playouts, ms) for name, players in line_ups for number in range(games)]
+              line_ups: list[tuple[str, int]] = LINE_UPS, first: int = 0) -> dict[str, Any]:
+    """``games`` games per line-up, numbered from ``first`` (each seeded by its number)."""
+    jobs = [(name, players, number, playouts, ms) for name, players in line_ups
+            for number in range(first, first + games)]
     results: dict[str, list[dict[str, Any]]] = {f"{name}_{players}p": [] for name, players in line_ups}
     started = time.perf_counter()
     with multiprocessing.get_context("fork").Pool(processes) as pool:
@@ -210,6 +212,9 @@ def _until_my_turn(client: Any, game: dict[str, Any]) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--games", type=int, default=2000, help="games per line-up (0: none)")
+    parser.add_argument("--first-game", type=int, default=0,
+                        help="the number of the first game (games are seeded by their number: a later "
+                             "run on fresh deals confirms what an earlier one found)")
     parser.add_argument("--playouts", type=int, default=1000, help="the strong bot's playouts per decision")
     parser.add_argument("--ms", type=float, default=0, help="and at most this many ms per decision (0: no limit)")
     parser.add_argument("--processes", type=int, default=2)
@@ -227,7 +232,9 @@ def main(argv: list[str] | None = None) -> int:
         report["budget"] = {"playouts_per_decision": args.playouts, "ms_per_decision": args.ms or None,
                             "processes": args.processes}
         line_ups = [(key.split("_")[0], int(key.split("_")[1][:-1])) for key in args.line_ups]
-        report |= win_rates(args.games, args.playouts, args.ms, args.processes, line_ups)
+        if args.first_game:
+            report["budget"]["first_game"] = args.first_game
+        report |= win_rates(args.games, args.playouts, args.ms, args.processes, line_ups, args.first_game)
     if args.latency_moves:
         report["latency"] = latency(args.latency_moves, args.service_ms, args.database_url, args.broker_url,
                                     args.port or harness.free_port())
