@@ -199,14 +199,20 @@ def test_two_browsers_play_a_house_round_with_a_wish_a_mau_call_and_a_forgotten_
     screenshot(ada, "game-phone-finished")
 
 
-def test_a_dropped_event_stream_resumes_without_losing_a_move(server: str, new_page: Any) -> None:
+def classic_round_bob_first(server: str) -> tuple[Api, Api, int]:
+    """Ada and Bob at a classic table without a clock, dealt so that Bob opens with KS on 9S and Ada
+    can answer with KH."""
     ada, bob = Api.guest(server, "Ada"), Api.guest(server, "Bob")
     table = ada.call("POST", "tables", {"rules": "classic", "options": {"turn_seconds": 0}})["id"]
     bob.call("POST", f"tables/{table}/join", {})
     deck = [rank + suit for suit in "CSHD" for rank in ["7", "8", "9", "10", "J", "Q", "K", "A"]]
     setup = setup_for(deck, [["KH", "QC", "10C"], ["KS", "QS", "QH"]], "9S", [])
     setup["first"] = 1
-    game = ada.call("POST", f"tables/{table}/rounds", {"setup": setup})["id"]
+    return ada, bob, ada.call("POST", f"tables/{table}/rounds", {"setup": setup})["id"]
+
+
+def test_a_dropped_event_stream_resumes_without_losing_a_move(server: str, new_page: Any) -> None:
+    ada, bob, game = classic_round_bob_first(server)
 
     port = int(server.rsplit(":", 1)[1])
     proxy = DroppingProxy(port)
@@ -239,13 +245,7 @@ def test_a_dropped_event_stream_resumes_without_losing_a_move(server: str, new_p
 def test_a_failed_read_of_the_round_does_not_stop_later_reads(server: str, new_page: Any) -> None:
     """One read of the round cut by the network (a phone between two cells) must not leave the
     board behind the moves shown in the log: the next move reads the round again."""
-    ada, bob = Api.guest(server, "Ada"), Api.guest(server, "Bob")
-    table = ada.call("POST", "tables", {"rules": "classic", "options": {"turn_seconds": 0}})["id"]
-    bob.call("POST", f"tables/{table}/join", {})
-    deck = [rank + suit for suit in "CSHD" for rank in ["7", "8", "9", "10", "J", "Q", "K", "A"]]
-    setup = setup_for(deck, [["KH", "QC", "10C"], ["KS", "QS", "QH"]], "9S", [])
-    setup["first"] = 1
-    game = ada.call("POST", f"tables/{table}/rounds", {"setup": setup})["id"]
+    ada, bob, game = classic_round_bob_first(server)
 
     page = new_page(PHONE)
     page.goto(server + "/")
