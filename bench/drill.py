@@ -335,7 +335,11 @@ class Person:
 
 class Receiver:
     """Webhook receiver on 127.0.0.1: checks the signature, refuses the first attempt of every fifth
-    delivery (503: the service must retry it) and accepts the rest."""
+    delivery (503: the service must retry it) and accepts the rest.
+
+    A request whose body ends before its Content-Length is not a signed request but one cut short:
+    the sender (a Celery worker the drill killed) died between writing the headers and the body. It
+    is counted apart (``cut_requests``), never as a bad signature, and gets no answer."""
 
     def __init__(self, secrets: dict[int, str]) -> None:
         self.secrets = secrets
@@ -343,11 +347,18 @@ class Receiver:
         self.accepted: list[int] = []
         self.refused: Counter[int] = Counter()
         self.bad_signatures = 0
+        self.cut_requests = 0
         receiver = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:  # noqa: N802 - the http.server API
-                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                length = int(self.headers.get("Content-Length") or 0)
+                body = self.rfile.read(length)
+                if len(body) < length:
+                    with receiver.lock:
+                        receiver.cut_requests += 1
+                    self.close_connection = True
+                    return
                 status = receiver.receive(self.path, dict(self.headers), body)
                 self.send_response(status)
                 self.send_header("Content-Length", "0")
@@ -479,6 +490,7 @@ class Faults:
         self.done: list[dict[str, Any]] = []
         self.kills: list[tuple[float, str]] = []  # (monotonic time, server) of web worker kills
         self.last_worker_kill: float | None = None
+        self.worker_kills = 0
         self.problems: list[str] = []
 
     def run(self, name: str, started: float) -> None:
@@ -497,6 +509,7 @@ class Faults:
         pids = [worker.pid, *children(worker.pid)]
         worker.kill()
         self.last_worker_kill = time.monotonic()
+        self.worker_kills += 1
         time.sleep(1.0)  # deadlines fall due meanwhile: the sweep and the requests must cope
         self.service.worker_start()
         return f"SIGKILL to pids {pids}, restarted"
@@ -802,7 +815,8 @@ class Drill:
         clocks = deadlines_check(data["timelines"], now=data["now"], grace=timedelta(seconds=5))
         clocks.problems[:0] = data["replay_problems"]
         clocks.counts["applied_by"] = data["clock_resolutions"]
-        hooks = deliveries_check(data["statuses"], receiver.accepted, receiver.bad_signatures)
+        hooks = deliveries_check(data["statuses"], receiver.accepted, receiver.bad_signatures,
+                                 cut_requests=receiver.cut_requests, worker_kills=self.faults.worker_kills)
         hooks.counts["first_attempts_refused_by_the_receiver"] = len(receiver.refused)
         errors = Report(counts={"answers_5xx": len(journal.server_errors)})
         if journal.server_errors:  # when, in seconds of traffic: compare with the faults' times

@@ -201,9 +201,13 @@ def deadlines_check(timelines: Iterable[Timeline], *, now: datetime, grace: time
     return report
 
 
-def deliveries_check(statuses: dict[int, str], received: Iterable[int] = (), bad_signatures: int = 0) -> Report:
+def deliveries_check(statuses: dict[int, str], received: Iterable[int] = (), bad_signatures: int = 0, *,
+                     cut_requests: int = 0, worker_kills: int = 0) -> Report:
     """Webhook deliveries all end delivered or failed (none stuck); every delivered one reached the
-    receiver (``received``: the ids it answered 2xx, once per request), and every signature held."""
+    receiver (``received``: the ids it answered 2xx, once per request), and every signature held.
+
+    A request cut before its body ended (``cut_requests``) is a sender that died mid-request: allowed
+    only when the drill killed a Celery worker (``worker_kills``), and its delivery must still settle."""
     report = Report()
     by_status = Counter(statuses.values())
     stuck = sorted(pk for pk, status in statuses.items() if status not in ("delivered", "failed"))
@@ -217,12 +221,16 @@ def deliveries_check(statuses: dict[int, str], received: Iterable[int] = (), bad
                                f"{', '.join(map(str, unseen[:20]))}")
     if bad_signatures:
         report.problems.append(f"{bad_signatures} webhook requests with a bad signature")
+    if cut_requests and not worker_kills:
+        report.problems.append(f"{cut_requests} webhook requests cut before their body ended, "
+                               "with no Celery worker killed")
     report.counts = {
         "deliveries": len(statuses),
         "stuck_after_the_receiver_accepted_them": sum(1 for pk in stuck if got[pk]),
         "by_status": dict(sorted(by_status.items())),
         "receiver_requests": sum(got.values()),
         "accepted_more_than_once": sum(1 for n in got.values() if n > 1),
+        "requests_cut_short": cut_requests,
     }
     return report
 

@@ -3,9 +3,11 @@ or lost move, a timeout twice or never, a delivery stuck, a connection cut nobod
 
 from __future__ import annotations
 
+import socket
+import time
 from datetime import UTC, datetime, timedelta
 
-from bench.drill import FAULTS, schedule
+from bench.drill import FAULTS, Receiver, schedule
 from bench.drill_checks import (
     Ack,
     ClockMark,
@@ -134,6 +136,34 @@ def test_stuck_deliveries_and_deliveries_nobody_received_are_caught() -> None:
                                "1 deliveries marked delivered that the receiver never got: ids 5"]
     assert report.counts["accepted_more_than_once"] == 1
     assert deliveries_check({1: "delivered", 2: "failed"}, [1]).problems == []
+
+
+def test_a_webhook_request_cut_before_its_body_is_counted_apart_from_bad_signatures() -> None:
+    """A Celery worker killed between writing a delivery's headers and its body leaves a short body:
+    that is a cut request, not a forged one."""
+    receiver = Receiver({7: "secret"})
+    try:
+        with socket.create_connection(("127.0.0.1", receiver.port)) as cut:
+            cut.sendall(b"POST /hook/7 HTTP/1.1\r\nHost: x\r\nContent-Length: 40\r\n"
+                        b"X-MauMau-Signature: sha256=00\r\n\r\n{\"event\"")
+            cut.shutdown(socket.SHUT_WR)
+            assert cut.recv(100) == b""  # no answer: the connection just closes
+        with socket.create_connection(("127.0.0.1", receiver.port)) as forged:
+            forged.sendall(b"POST /hook/7 HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n"
+                           b"X-MauMau-Signature: sha256=00\r\n\r\n{}")
+            assert forged.recv(100).startswith(b"HTTP/1.0 401")
+        deadline = time.monotonic() + 5
+        while receiver.cut_requests + receiver.bad_signatures < 2 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert (receiver.cut_requests, receiver.bad_signatures) == (1, 1)
+    finally:
+        receiver.close()
+
+
+def test_a_cut_webhook_request_is_a_problem_only_when_no_celery_worker_was_killed() -> None:
+    assert deliveries_check({1: "delivered"}, [1], cut_requests=1, worker_kills=1).problems == []
+    assert deliveries_check({1: "delivered"}, [1], cut_requests=1).problems == [
+        "1 webhook requests cut before their body ended, with no Celery worker killed"]
 
 
 def test_connection_errors_count_as_the_kills_only_just_after_a_kill_of_that_server() -> None:
