@@ -183,9 +183,77 @@ def agreeing_share(rules: RuleSet, players: int, rounds: int) -> float:
 def test_worlds_agree_with_the_plays_they_read_more_often_than_worlds_dealt_blind(monkeypatch):
     rules = RuleSet.from_preset("tavern")
     read = agreeing_share(rules, 4, 12)
-    monkeypatch.setattr(search, "TRIES", 1)
+    monkeypatch.setattr(search, "LIKELIHOOD", 1.0)  # every world equally likely: dealt blind
     blind = agreeing_share(rules, 4, 12)
     assert read > blind + 0.2, (read, blind)
+
+
+def chain_worlds(players: int, rounds: int, each: Any) -> int:
+    """Call ``each(state, chain)`` with a chain of seat 0's worlds at its turns in ``rounds`` tavern
+    rounds of basic bots, once the others have plays to read; returns how many chains it made."""
+    rules = RuleSet.from_preset("tavern")
+    rng = random.Random(3)
+    made = [0]
+
+    def at_turn(state: Any, seats: list[Knowledge]) -> None:
+        if state.turn == 0 and any(seats[0].choices[other] for other in range(1, players)):
+            each(state, seats[0].worlds(player_view(state, 0), rng))
+            made[0] += 1
+
+    for seed in range(rounds):
+        state = new_game(rules, players, seed=seed)
+        play_basic_round(state, observers(state), at_turn)
+    return made[0]
+
+
+def test_the_chains_worlds_keep_the_view_the_counts_and_every_slot():
+    rng = random.Random(4)
+
+    def check(state: Any, chain: search.Worlds) -> None:
+        view = player_view(state, 0)
+        broken = sum(card in excluded for card, excluded in zip(chain.card, chain.excluded, strict=True))
+        for _ in range(10):
+            world = chain.world(rng, 10)
+            assert player_view(world, 0) == view
+            assert Counter(card for hand in world.hands for card in hand) + Counter(world.stock) \
+                + Counter(world.discard) == Counter(deck_of(state.rules))
+            assert [len(hand) for hand in world.hands] == [len(hand) for hand in state.hands]
+            # a card never moves into a slot that excludes it (the first deal breaks none, or the fewest)
+            assert sum(card in excluded for card, excluded in zip(chain.card, chain.excluded, strict=True)) <= broken
+
+    assert chain_worlds(4, 6, check) > 10
+
+
+def test_the_chain_keeps_to_the_worlds_that_agree_when_disagreeing_is_all_but_ruled_out(monkeypatch):
+    """The truth is a world that agrees with every play of basic bots: a chain that weighs a
+    disagreement at 1e-6 finds such worlds and stays among them; dealt blind, most do not agree."""
+    compact = compact_rules(RuleSet.from_preset("tavern"))
+    rng = random.Random(6)
+    found = {True: [0, 0], False: [0, 0]}
+
+    def count(chain: search.Worlds, sharp: bool) -> None:
+        for _ in range(5):
+            world = chain.world(rng, search.STEPS)
+            found[sharp][0] += chain.knowledge.disagreements(world.hands, compact) == 0
+            found[sharp][1] += 1
+
+    monkeypatch.setattr(search, "LIKELIHOOD", 1e-6)
+    chain_worlds(4, 6, lambda state, chain: count(chain, True))
+    monkeypatch.setattr(search, "LIKELIHOOD", 1.0)
+    chain_worlds(4, 6, lambda state, chain: count(chain, False))
+    sharp, blind = (found[key][0] / found[key][1] for key in (True, False))
+    assert sharp > 0.97 and blind < 0.6, (sharp, blind)
+
+
+def test_the_hands_whose_plays_are_not_read_are_dealt_anew_for_every_world():
+    """Nothing read yet (the deal): every world of one chain deals the other hands and the stock anew."""
+    state = new_game(RuleSet.from_preset("tavern"), 4, seed=8)
+    chain = observers(state)[0].worlds(player_view(state, 0), random.Random(1))
+    rng = random.Random(2)
+    worlds = [chain.world(rng, search.STEPS) for _ in range(20)]
+    assert not chain.read
+    assert len({tuple(sorted(world.hands[1])) for world in worlds}) == 20
+    assert len({tuple(world.stock) for world in worlds}) == 20
 
 
 def test_a_seat_that_lays_a_jack_with_cards_left_is_dealt_no_other_card_that_fitted():
