@@ -282,3 +282,16 @@ def _offers(entry: dict[str, Any], action: dict[str, Any]) -> bool:
         named = {joker: name[0] if isinstance(name, list) else name for joker, name in entry["as"].items()}
         return {**entry, "as": named}.keys() == action.keys() and entry["cards"] == action["cards"]
     return entry == action
+
+
+def test_a_hermann_card_drawn_while_a_seven_is_open_leaves_the_penalty_open_in_the_knowledge():
+    state = new_game(RuleSet.from_preset("house"), 3, seed=7)
+    knowledge = observers(state)[0]
+    knowledge.observe([
+        {"type": "played", "seat": 1, "cards": ["7D"]},
+        {"type": "penalty_grew", "seat": 1, "pending_draw": 2},
+        {"type": "drew", "seat": 0, "count": 1, "cards": ["8D"], "reason": "hermann"},
+    ])
+    assert knowledge.pending == 2  # a Hermann card, a forgotten call or a timeout card is not the 7's
+    knowledge.observe([{"type": "drew", "seat": 2, "count": 2, "reason": "seven"}])
+    assert knowledge.pending == 0
