@@ -426,15 +426,14 @@ class Worlds:
     def _disagreements(self, other: int) -> int:
         return self.knowledge.seat_disagreements(other, self._hand(other), self.compact)
 
-    def step(self, rng: random.Random, steps: int) -> int:
-        """Run ``steps`` steps of the chain; returns how many moved it."""
+    def step(self, rng: random.Random, steps: int) -> None:
+        """Run ``steps`` steps of the chain."""
         card, excluded, seat_of, rest, weight = self.card, self.excluded, self.seat_of, self.rest, self.weight
         slots, spare = len(card), len(rest)
         if not slots:
-            return 0
+            return
         random_number = rng.random
         log_likelihood = self.log_likelihood
-        moved = 0
         for _ in range(steps):
             index = int(random_number() * slots)
             other = int(random_number() * (spare + slots))
@@ -452,7 +451,6 @@ class Worlds:
                     continue
                 weight[seat] = found
                 rest[other] = old
-                moved += 1
                 continue
             other -= spare
             second = seat_of[other]
@@ -469,8 +467,6 @@ class Worlds:
                 card[index], card[other] = old, new
                 continue
             weight[seat], weight[second] = found, found_second
-            moved += 1
-        return moved
 
     def world(self, rng: random.Random, steps: int = 0) -> GameState:
         """The chain's world after ``steps`` more steps, the other hands and the stock dealt anew."""
