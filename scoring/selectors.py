@@ -21,6 +21,7 @@ import struct
 from collections.abc import Iterable
 from typing import Any
 
+from django.db import connection
 from django.db.models import Count, F, OuterRef, Q, QuerySet, Subquery, Sum, Window
 from django.db.models.functions import RowNumber
 
@@ -238,23 +239,38 @@ def leaderboard_cursor_read(cursor: str, *, rules: str, people_only: bool) -> tu
     return rating, player_id, position
 
 
-def leaderboard(*, rules: str, people_only: bool, limit: int, after: tuple[float, int, int] | None
-                ) -> tuple[list[dict[str, Any]], str | None]:
-    """One page of the rule set's leaderboard, best first (the conservative value, then player id),
-    and the cursor of the next page. Keyset pagination: a page is one index range scan wherever it
-    starts (no OFFSET to skip, no COUNT over the board); each row's position is carried by the cursor."""
+def leaderboard_query(*, rules: str, people_only: bool, limit: int, after: tuple[float, int, int] | None
+                      ) -> QuerySet[Rating]:
+    """The rows of a leaderboard page and one more (whether a next page exists), as tuples of
+    (player id, name, bot, rating, mu, sigma, rounds), best first (the conservative value, then player id).
+
+    The one index (rules, bot, rating, player) holds people and bots apart: people only is one of its
+    ranges; everyone is both ranges' first `limit + 1` rows merged (UNION ALL), on a database that orders
+    and limits inside a compound statement (PostgreSQL). SQLite, the small embedded default, sorts the
+    rule set's ratings instead."""
     rows = Rating.objects.filter(rules=rules)
-    if people_only:
-        rows = rows.filter(bot=False)
-    position = 0
     if after is not None:
-        rating, player_id, position = after
+        rating, player_id, _position = after
         # rating <= the cursor's is the index range; the OR only drops the equal ratings already shown.
         rows = rows.filter(Q(rating__lt=rating) | Q(rating=rating, player_id__gt=player_id), rating__lte=rating)
-    found = list(
-        rows.order_by("-rating", "player_id").values_list(
-            "player_id", "player__name", "bot", "rating", "mu", "sigma", "rounds")[: limit + 1]
-    )
+    ranked = ("-rating", "player_id")
+    columns = ("player_id", "player__name", "bot", "rating", "mu", "sigma", "rounds")
+    if people_only:
+        return rows.filter(bot=False).order_by(*ranked).values_list(*columns)[: limit + 1]
+    if connection.features.supports_slicing_ordering_in_compound:
+        people, bots = (rows.filter(bot=bot).order_by(*ranked).values_list(*columns)[: limit + 1]
+                        for bot in (False, True))
+        return people.union(bots, all=True).order_by(*ranked)[: limit + 1]
+    return rows.order_by(*ranked).values_list(*columns)[: limit + 1]
+
+
+def leaderboard(*, rules: str, people_only: bool, limit: int, after: tuple[float, int, int] | None
+                ) -> tuple[list[dict[str, Any]], str | None]:
+    """One page of the rule set's leaderboard and the cursor of the next page. Keyset pagination: a
+    page is one index range scan (two merged for everyone) wherever it starts (no OFFSET to skip, no
+    COUNT over the board); each row's position is carried by the cursor."""
+    position = after[2] if after is not None else 0
+    found = list(leaderboard_query(rules=rules, people_only=people_only, limit=limit, after=after))
     page = [
         {
             "position": position + index,

@@ -156,6 +156,32 @@ def test_the_leaderboard_pages_by_cursor_through_every_player_best_first(players
     assert positions == list(range(1, 8))
 
 
+def test_the_board_of_everyone_pages_through_people_and_bots_interleaved_best_first(players):
+    people = players(5)
+    bots = [Player.objects.create(name=f"Bot {number} (basic)", is_bot=True, bot_level="basic") for number in range(4)]
+    seated = [people[0], bots[0], people[1], bots[1], people[2], bots[2], people[3], bots[3], people[4]]
+    for start in range(0, 9, 3):
+        group = seated[start:start + 3]
+        round_result_record(game=finish_game(table_for(group, rules="classic"), ranked([1, 2, 3])))
+        round_result_record(game=finish_game(table_for(group[::-1], rules="classic"), ranked([1, 3, 2])))
+    client = client_for(people[0])
+    expected = list(Rating.objects.filter(rules="classic").order_by("-rating", "player_id")
+                    .values_list("player_id", flat=True))
+    assert {Player.objects.get(pk=pk).is_bot for pk in expected[:3]} == {True, False}  # interleaved at the top
+
+    for people_only in (False, True):
+        want = [pk for pk in expected if not people_only or pk not in {bot.pk for bot in bots}]
+        seen, url = [], f"/api/v1/ratings/classic?limit=2&people_only={str(people_only).lower()}"
+        while url:
+            body = client.get(url).json()
+            seen += [line["player"]["id"] for line in body["results"]]
+            assert all(line["player"]["bot"] == (line["player"]["id"] in {bot.pk for bot in bots})
+                       for line in body["results"])
+            url = (f"/api/v1/ratings/classic?limit=2&people_only={str(people_only).lower()}&after={body['next']}"
+                   if body["next"] else "")
+        assert seen == want and len(seen) == (5 if people_only else 9)
+
+
 @pytest.mark.parametrize("query", [
     "after=AAAAAAAAAAAAAAAAAAAAAQAAAAEJ",  # a listing that does not exist
     "after=f_gAAAAAAAAAAAAAAAAAAQAAAAEA",  # a rating that is not a number
