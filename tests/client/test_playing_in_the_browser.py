@@ -104,7 +104,8 @@ def wait_for_version_past(page: Any, version: int) -> None:
     expect(page.locator("#game")).not_to_have_attribute("data-version", str(version))
 
 
-def test_a_guest_plays_a_whole_tavern_round_against_bots_to_its_end(server: str, new_page: Any) -> None:
+def test_a_guest_plays_a_whole_tavern_round_against_bots_to_its_end_and_is_on_the_leaderboard(
+        server: str, new_page: Any) -> None:
     page = new_page(DESKTOP)
     sign_up_as_guest(page, server, "Gina")
     screenshot(page, "lobby-desktop")
@@ -137,6 +138,18 @@ def test_a_guest_plays_a_whole_tavern_round_against_bots_to_its_end(server: str,
     expect(page.locator("#result tbody tr")).to_have_count(3)
     expect(page.get_by_text("Round over").first).to_be_visible()
     expect(page.locator("#moves li").first).to_contain_text("Round over")
+
+    # The rated round puts the three of them on the leaderboard; one page holds them, so no "more".
+    page.goto(server + "/#/ratings/tavern")
+    people_only = page.get_by_label("People only")
+    expect(page.locator("#leaderboard tbody tr")).to_have_count(1 if people_only.is_checked() else 3)
+    people_only.set_checked(False)
+    expect(page.locator("#leaderboard tbody tr")).to_have_count(3)
+    expect(page.locator("#leaderboard tbody tr", has_text="Gina")).to_have_count(1)
+    expect(page.get_by_role("button", name="…")).to_be_hidden()
+    people_only.set_checked(True)
+    expect(page.locator("#leaderboard tbody tr")).to_have_count(1)
+    screenshot(page, "ratings-desktop")
 
 
 def test_two_browsers_play_a_house_round_with_a_wish_a_mau_call_and_a_forgotten_calls_penalty(
