@@ -219,13 +219,13 @@ def _populate(players: int, rounds: int, rng: random.Random) -> dict[str, Any]:
                                          "finished_at"]).load(lines())
     history_points = Loader(RatingPoint, ["round_id", "player_id", "rules", "rank", "mu", "sigma", "rating"]).load(
         points())
+    move_json, hashed = json.dumps({"type": "draw"}), "0" * 64
 
     def moves() -> Iterator[tuple[Any, ...]]:
         for number in range(1, rounds + 1):
             for seat, index in enumerate(range(starts[number - 1], starts[number])):
                 yield number, seat + 1, "player", seat, seat_players[index], move_json, "[]", finished[number], hashed
 
-    move_json, hashed = json.dumps({"type": "draw"}), "0" * 64
     ledger_moves = Loader(Move, ["game_id", "seq", "actor", "seat", "player_id", "action", "events", "created_at",
                                  "hash"]).load(moves())
     Loader(Rating, ["player_id", "rules", "bot", "mu", "sigma", "rating", "rounds", "last_round_id"]).load(

@@ -254,14 +254,17 @@ def leaderboard_query(*, rules: str, people_only: bool, limit: int, after: tuple
         # rating <= the cursor's is the index range; the OR only drops the equal ratings already shown.
         rows = rows.filter(Q(rating__lt=rating) | Q(rating=rating, player_id__gt=player_id), rating__lte=rating)
     ranked = ("-rating", "player_id")
-    columns = ("player_id", "player__name", "bot", "rating", "mu", "sigma", "rounds")
+
+    def page_of(board: QuerySet[Rating]) -> QuerySet[Rating]:
+        return board.order_by(*ranked).values_list(
+            "player_id", "player__name", "bot", "rating", "mu", "sigma", "rounds")[: limit + 1]
+
     if people_only:
-        return rows.filter(bot=False).order_by(*ranked).values_list(*columns)[: limit + 1]
+        return page_of(rows.filter(bot=False))
     if connection.features.supports_slicing_ordering_in_compound:
-        people, bots = (rows.filter(bot=bot).order_by(*ranked).values_list(*columns)[: limit + 1]
-                        for bot in (False, True))
+        people, bots = page_of(rows.filter(bot=False)), page_of(rows.filter(bot=True))
         return people.union(bots, all=True).order_by(*ranked)[: limit + 1]
-    return rows.order_by(*ranked).values_list(*columns)[: limit + 1]
+    return page_of(rows)
 
 
 def leaderboard(*, rules: str, people_only: bool, limit: int, after: tuple[float, int, int] | None
