@@ -11,6 +11,13 @@ Prints JSON:
   opens half of them); four players in ``tavern`` and ``house``, one ``strong`` and three ``basic``,
   the strong seat going round. Goals: at least 0.60 with two players, 0.40 with four (chance 0.25).
   ``no_winner`` counts rounds that ended without one (stalemate, ``max_turns``).
+- ``yardstick``: what the basic bot's own choices are worth in each line-up, without search: one
+  basic seat among "sensible random" ones (a legal play at random whenever there is one, never a
+  draw by choice, which is how the playouts play), and one such seat among basic ones
+  (``--yardstick-games`` per side, seconds). A goal for ``strong`` means most beside this spread:
+  with four players the whole of basic's advice moves a seat's share by far less than with two.
+- ``--shown-hands``: the same search with the other hands shown to it (the stock still shuffled), a
+  harness never offered as a bot: how far reading the hands could take the search at best.
 - ``search``: the playouts and engine decisions the strong bot made, its decisions per second of
   thinking (the playout fast path inside the bot; compare ``python -m bench.engine``'s figures), the
   time one search took at the budget measured, and how many playouts the service's 200 ms buy at
@@ -37,31 +44,38 @@ import random
 import tempfile
 import time
 import uuid
+from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from bench import harness
 from games.engine import (
     PRESETS,
+    GameState,
     Knowledge,
     apply,
     choose_bot_action,
     deal_event,
+    legal_actions,
     new_game,
     player_view,
     redact_events,
     strong_action,
 )
+from games.engine.search import Worlds
 
 LINE_UPS = [("classic", 2), ("tavern", 2), ("house", 2), ("tavern", 4), ("house", 4)]
 
 
-def strong_game(rules_name: str, players: int, number: int, playouts: int, ms: float) -> dict[str, Any]:
-    """One game: a strong bot in seat ``number % players``, basic bots elsewhere; seat 0 opens."""
+def strong_game(rules_name: str, players: int, number: int, playouts: int, ms: float,
+                shown: bool = False) -> dict[str, Any]:
+    """One game: a strong bot in seat ``number % players``, basic bots elsewhere; seat 0 opens.
+    ``shown``: the search sees the other hands as they are (:class:`ShownWorlds`)."""
     rules = PRESETS[rules_name]
     strong = number % players
     state = new_game(rules, players, seed=f"bench-bots-{rules_name}-{players}-{number}")
-    knowledge = Knowledge(rules, strong)
+    knowledge = ShownKnowledge(rules, strong, state) if shown else Knowledge(rules, strong)
     knowledge.observe(redact_events([deal_event(state)], strong))
     rng = random.Random(number)
     stats: dict[str, int] = {}
@@ -78,12 +92,27 @@ def strong_game(rules_name: str, players: int, number: int, playouts: int, ms: f
         thinking += time.perf_counter() - started
         return action
 
-    def act(seat: int, action: dict[str, Any]) -> None:
-        _, events = apply(state, seat, action)
+    def seen(events: list[dict[str, Any]]) -> None:
         knowledge.observe(redact_events(events, strong))
 
+    play_round(state, choose, seen)
+    return {"won": state.result["winner"] == strong, "no_winner": state.result["winner"] is None,
+            "playouts": stats.get("playouts", 0), "decisions": stats.get("decisions", 0),
+            "searches": stats.get("searches", 0), "thinking": thinking}
+
+
+def play_round(state: GameState, choose: Callable[[int], dict[str, Any] | None],
+               seen: Callable[[list[dict[str, Any]]], None] = lambda events: None) -> None:
+    """Play ``state`` to its end, each seat acting as ``choose`` says; calls may come from any seat,
+    as the service's bots say them. ``seen`` gets the events of every move."""
+    players = len(state.hands)
+
+    def act(seat: int, action: dict[str, Any]) -> None:
+        _, events = apply(state, seat, action)
+        seen(events)
+
     while state.status == "active":
-        if state.owed or state.hermann is not None:  # calls may come from any seat, as the service's bots say them
+        if state.owed or state.hermann is not None:
             for seat in range(players):
                 if seat != state.turn and state.status == "active":
                     action = choose(seat)
@@ -93,20 +122,106 @@ def strong_game(rules_name: str, players: int, number: int, playouts: int, ms: f
                 break
         seat = state.turn
         act(seat, choose(seat))
-    return {"won": state.result["winner"] == strong, "no_winner": state.result["winner"] is None,
-            "playouts": stats.get("playouts", 0), "decisions": stats.get("decisions", 0),
-            "searches": stats.get("searches", 0), "thinking": thinking}
 
 
-def _game(job: tuple[str, int, int, int, float]) -> tuple[str, int, dict[str, Any]]:
-    rules_name, players, number, playouts, ms = job
-    return rules_name, players, strong_game(rules_name, players, number, playouts, ms)
+class ShownWorlds(Worlds):
+    """The search's worlds with every other hand as it is and the stock dealt from what is left: how
+    far the same search gets when reading the hands is perfect (a bench harness, never a bot)."""
+
+    def __init__(self, knowledge: ShownKnowledge, view: dict[str, Any], rng: random.Random) -> None:
+        super().__init__(knowledge, view, rng)
+        self.state = knowledge.state
+
+    def world(self, rng: random.Random, steps: int = 0) -> GameState:
+        world = super().world(rng, steps)
+        seat = self.knowledge.seat
+        others = [other for other in range(len(world.hands)) if other != seat]
+        unseen = Counter(world.stock) + Counter(card for other in others for card in world.hands[other])
+        for other in others:
+            world.hands[other] = list(self.state.hands[other])
+            unseen -= Counter(world.hands[other])
+        stock = list(unseen.elements())
+        rng.shuffle(stock)
+        world.stock = stock
+        return world
+
+
+class ShownKnowledge(Knowledge):
+    """A seat's knowledge whose worlds show the other hands of ``state`` (:class:`ShownWorlds`)."""
+
+    def __init__(self, rules: Any, seat: int, state: GameState) -> None:
+        super().__init__(rules, seat)
+        self.state = state
+
+    def worlds(self, view: dict[str, Any], rng: random.Random) -> Worlds:
+        return ShownWorlds(self, view, rng)
+
+
+# --- the yardstick: how far the basic bot's choices are from plain play -----------------------------------
+
+
+def sensible_random(state: GameState, seat: int, rng: random.Random) -> dict[str, Any] | None:
+    """Plain play: every call said, a legal play chosen at random whenever there is one (never a draw
+    by choice), a joker named at random; the playouts' default for the other seats."""
+    actions = legal_actions(state, seat)
+    if not actions:
+        return None
+    calls = [action for action in actions if action["type"] == "say"]
+    if calls:
+        return calls[0]
+    plays = [action for action in actions if action["type"] == "play"]
+    if not plays:
+        return actions[0]
+    action = rng.choice(plays)
+    names = action.get("as")
+    if names:
+        action = {**action, "as": {joker: rng.choice(name) if isinstance(name, list) else name
+                                   for joker, name in names.items()}}
+    return action
+
+
+def yardstick_game(job: tuple[str, int, int, str]) -> tuple[str, int, str, bool]:
+    """One game of one seat (``number % players``) playing ``level`` against the other level."""
+    rules_name, players, number, level = job
+    state = new_game(PRESETS[rules_name], players, seed=f"bench-bots-{rules_name}-{players}-{number}")
+    alone = number % players
+    rng = random.Random(number)
+
+    def choose(seat: int) -> dict[str, Any] | None:
+        if (seat == alone) == (level == "basic"):
+            return choose_bot_action(state, seat, "basic", rng)
+        return sensible_random(state, seat, rng)
+
+    play_round(state, choose)
+    return rules_name, players, level, state.result["winner"] == alone
+
+
+def yardstick(games: int, processes: int, line_ups: list[tuple[str, int]]) -> dict[str, Any]:
+    """Per line-up, what the basic bot's choices are worth against plain play: one basic seat among
+    sensible-random ones, and one sensible-random seat among basic ones. A goal for ``strong`` against
+    ``basic`` means the most when read beside this spread of the same line-up."""
+    jobs = [(name, players, number, level) for name, players in line_ups for level in ("basic", "sensible_random")
+            for number in range(games)]
+    wins: Counter[tuple[str, int, str]] = Counter()
+    with multiprocessing.get_context("fork").Pool(processes) as pool:
+        for name, players, level, won in pool.imap_unordered(yardstick_game, jobs, chunksize=64):
+            wins[(name, players, level)] += won
+    return {f"{name}_{players}p": {"games": games, "chance": round(1 / players, 3),
+                                    "basic_among_sensible_random": round(wins[(name, players, "basic")] / games, 3),
+                                    "sensible_random_among_basic": round(
+                                        wins[(name, players, "sensible_random")] / games, 3)}
+            for name, players in line_ups}
+
+
+def _game(job: tuple[str, int, int, int, float, bool]) -> tuple[str, int, dict[str, Any]]:
+    rules_name, players, number, playouts, ms, shown = job
+    return rules_name, players, strong_game(rules_name, players, number, playouts, ms, shown)
 
 
 def win_rates(games: int, playouts: int, ms: float, processes: int,
-              line_ups: list[tuple[str, int]] = LINE_UPS, first: int = 0) -> dict[str, Any]:
+              line_ups: list[tuple[str, int]] = LINE_UPS, first: int = 0, shown: bool = False) -> dict[str, Any]:
     """``games`` games per line-up, numbered from ``first`` (each seeded by its number)."""
-    jobs = [(name, players, number, playouts, ms) for name, players in line_ups
+    jobs = [(name, players, number, playouts, ms, shown) for name, players in line_ups
             for number in range(first, first + games)]
     results: dict[str, list[dict[str, Any]]] = {f"{name}_{players}p": [] for name, players in line_ups}
     started = time.perf_counter()
@@ -220,6 +335,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--processes", type=int, default=2)
     parser.add_argument("--line-ups", nargs="*", default=[f"{name}_{players}p" for name, players in LINE_UPS],
                         choices=[f"{name}_{players}p" for name, players in LINE_UPS], help="which games to play")
+    parser.add_argument("--shown-hands", action="store_true",
+                        help="the search sees the other hands (the stock stays hidden): a ceiling, not the bot")
+    parser.add_argument("--yardstick-games", type=int, default=4000,
+                        help="games per line-up and side of the basic/sensible-random yardstick (0: none)")
     parser.add_argument("--latency-moves", type=int, default=60, help="the person's moves (0: no latency run)")
     parser.add_argument("--service-ms", type=int, default=200)
     parser.add_argument("--port", type=int, default=int(os.environ.get("BENCH_PORT", "0")) or None)
@@ -234,7 +353,13 @@ def main(argv: list[str] | None = None) -> int:
         line_ups = [(key.split("_")[0], int(key.split("_")[1][:-1])) for key in args.line_ups]
         if args.first_game:
             report["budget"]["first_game"] = args.first_game
-        report |= win_rates(args.games, args.playouts, args.ms, args.processes, line_ups, args.first_game)
+        if args.shown_hands:
+            report["budget"]["shown_hands"] = True
+        report |= win_rates(args.games, args.playouts, args.ms, args.processes, line_ups, args.first_game,
+                            args.shown_hands)
+    if args.yardstick_games:
+        line_ups = [(key.split("_")[0], int(key.split("_")[1][:-1])) for key in args.line_ups]
+        report["yardstick"] = yardstick(args.yardstick_games, args.processes, line_ups)
     if args.latency_moves:
         report["latency"] = latency(args.latency_moves, args.service_ms, args.database_url, args.broker_url,
                                     args.port or harness.free_port())

@@ -1,0 +1,55 @@
+"""The bot benchmark's yardstick and its shown-hands ceiling measure what they say they do."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+from bench.bots import ShownKnowledge, play_round, sensible_random, yardstick_game
+from games.engine import PRESETS, build_deck, deal_event, legal_actions, new_game, player_view, redact_events
+
+
+def sensible_round(number: int, rng: random.Random) -> int:
+    """Play one tavern round (where a seat may draw instead of playing) with every seat playing
+    sensible random, checking each choice; the number of turns taken."""
+    state = new_game(PRESETS["tavern"], 4, seed=f"sensible-{number}")
+    turns = 0
+
+    def choose(seat: int) -> dict | None:
+        nonlocal turns
+        actions = legal_actions(state, seat)
+        action = sensible_random(state, seat, rng)
+        if action is not None and action["type"] != "say":
+            turns += 1
+            assert any(a["type"] == "play" for a in actions) == (action["type"] == "play")
+        return action
+
+    play_round(state, choose)
+    assert state.status != "active"
+    return turns
+
+
+def test_sensible_random_play_lays_a_card_whenever_one_is_legal_and_never_draws_by_choice() -> None:
+    rng = random.Random(3)
+    assert all(sensible_round(number, rng) > 0 for number in range(40))
+
+
+def test_yardstick_games_replay_from_their_number() -> None:
+    first = [yardstick_game(("house", 4, number, "basic")) for number in range(6)]
+    assert first == [yardstick_game(("house", 4, number, "basic")) for number in range(6)]
+    assert {won for *_, won in first} <= {True, False}
+
+
+def test_the_shown_hands_worlds_hold_the_true_hands_and_every_card_once() -> None:
+    rules = PRESETS["tavern"]
+    state = new_game(rules, 4, seed="shown-hands")
+    knowledge = ShownKnowledge(rules, 1, state)
+    knowledge.observe(redact_events([deal_event(state)], 1))
+    rng = random.Random(5)
+    worlds = knowledge.worlds(player_view(state, 1), rng)
+    for _ in range(5):
+        world = worlds.world(rng, 4)
+        assert world.hands == state.hands
+        assert sorted(world.stock) == sorted(state.stock)
+        every = Counter(world.stock) + Counter(world.discard) + sum((Counter(h) for h in world.hands), Counter())
+        assert every == Counter(build_deck(rules.deck, rules.jokers))
