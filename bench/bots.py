@@ -74,7 +74,7 @@ def strong_game(rules_name: str, players: int, number: int, playouts: int, ms: f
     ``shown``: the search sees the other hands as they are (:class:`ShownWorlds`)."""
     rules = PRESETS[rules_name]
     strong = number % players
-    state = new_game(rules, players, seed=f"bench-bots-{rules_name}-{players}-{number}")
+    state = deal(rules_name, players, number)
     knowledge = ShownKnowledge(rules, strong, state) if shown else Knowledge(rules, strong)
     knowledge.observe(redact_events([deal_event(state)], strong))
     rng = random.Random(number)
@@ -99,6 +99,11 @@ def strong_game(rules_name: str, players: int, number: int, playouts: int, ms: f
     return {"won": state.result["winner"] == strong, "no_winner": state.result["winner"] is None,
             "playouts": stats.get("playouts", 0), "decisions": stats.get("decisions", 0),
             "searches": stats.get("searches", 0), "thinking": thinking}
+
+
+def deal(rules_name: str, players: int, number: int) -> GameState:
+    """Game ``number`` of a line-up: the same deal for the strong bot's games and the yardstick's."""
+    return new_game(PRESETS[rules_name], players, seed=f"bench-bots-{rules_name}-{players}-{number}")
 
 
 def play_round(state: GameState, choose: Callable[[int], dict[str, Any] | None],
@@ -183,7 +188,7 @@ def sensible_random(state: GameState, seat: int, rng: random.Random) -> dict[str
 def yardstick_game(job: tuple[str, int, int, str]) -> tuple[str, int, str, bool]:
     """One game of one seat (``number % players``) playing ``level`` against the other level."""
     rules_name, players, number, level = job
-    state = new_game(PRESETS[rules_name], players, seed=f"bench-bots-{rules_name}-{players}-{number}")
+    state = deal(rules_name, players, number)
     alone = number % players
     rng = random.Random(number)
 
@@ -347,10 +352,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--broker-url", default=os.environ.get("BENCH_BROKER_URL", "redis://127.0.0.1:6379/0"))
     args = parser.parse_args(argv)
     report: dict[str, Any] = {}
+    line_ups = [(key.split("_")[0], int(key.split("_")[1][:-1])) for key in args.line_ups]
     if args.games:
         report["budget"] = {"playouts_per_decision": args.playouts, "ms_per_decision": args.ms or None,
                             "processes": args.processes}
-        line_ups = [(key.split("_")[0], int(key.split("_")[1][:-1])) for key in args.line_ups]
         if args.first_game:
             report["budget"]["first_game"] = args.first_game
         if args.shown_hands:
@@ -358,7 +363,6 @@ def main(argv: list[str] | None = None) -> int:
         report |= win_rates(args.games, args.playouts, args.ms, args.processes, line_ups, args.first_game,
                             args.shown_hands)
     if args.yardstick_games:
-        line_ups = [(key.split("_")[0], int(key.split("_")[1][:-1])) for key in args.line_ups]
         report["yardstick"] = yardstick(args.yardstick_games, args.processes, line_ups)
     if args.latency_moves:
         report["latency"] = latency(args.latency_moves, args.service_ms, args.database_url, args.broker_url,
