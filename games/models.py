@@ -16,6 +16,8 @@ from django.utils import timezone
 
 from games import engine
 
+RULE_SET_CHOICES = [("classic", "classic"), ("tavern", "tavern"), ("house", "house")]
+
 
 class Player(models.Model):
     """A person or a bot account (with an auth user and tokens), or a server bot (no user).
@@ -44,6 +46,52 @@ class Player(models.Model):
         return f"{self.name} ({'bot' if self.is_bot else 'player'} {self.pk})"
 
 
+class League(models.Model):
+    """Rounds of many tables that share one rule set and one running total per player.
+
+    `options` are the effective options (``RuleSet.to_json()``); `league_limit` among them
+    ends a `house` league: the first player to reach it loses (see `services`).
+    """
+
+    STATUS_ACTIVE = "active"
+    STATUS_FINISHED = "finished"
+    STATUS_CHOICES = [(STATUS_ACTIVE, "active"), (STATUS_FINISHED, "finished")]
+
+    name = models.CharField(max_length=100)
+    rules = models.CharField(max_length=16, choices=RULE_SET_CHOICES)
+    options = models.JSONField(default=dict)
+    status = models.CharField(max_length=16, choices=STATUS_CHOICES, default=STATUS_ACTIVE)
+    loser = models.ForeignKey(
+        "Player", null=True, blank=True, on_delete=models.PROTECT, related_name="leagues_lost"
+    )
+    created_by = models.ForeignKey(
+        "Player", null=True, blank=True, on_delete=models.SET_NULL, related_name="leagues_created"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        db_table = "scoring_league"  # the table kept its name when the model moved down from scoring
+        ordering = ["-id"]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.rules})"
+
+    @property
+    def league_limit(self) -> int:
+        """Points that lose the league (`house`: 500); 0 means the league never ends."""
+        return int(self.options.get("league_limit") or 0)
+
+    @property
+    def scoring(self) -> str:
+        """How rounds are compared: "ranking" (classic), "wins" (tavern) or "points" (house)."""
+        return str(self.options.get("scoring") or {"classic": "ranking", "tavern": "wins"}.get(self.rules, "points"))
+
+    @property
+    def is_finished(self) -> bool:
+        return self.status == self.STATUS_FINISHED
+
+
 class Table(models.Model):
     """A room: rule set with effective options, a host, seats, rounds played one after another."""
 
@@ -64,7 +112,7 @@ class Table(models.Model):
     options = models.JSONField()
     max_players = models.PositiveSmallIntegerField()
     league = models.ForeignKey(
-        "scoring.League", null=True, blank=True, on_delete=models.PROTECT, related_name="tables"
+        League, null=True, blank=True, on_delete=models.PROTECT, related_name="tables"
     )
     status = models.CharField(max_length=8, choices=STATUS, default="open")
     rounds_started = models.PositiveIntegerField(default=0)

@@ -16,9 +16,8 @@ from django.utils.translation import gettext_lazy as _
 
 from games import engine, fairness, presence, sql
 from games.ledger import initial_state, replay_action
-from games.models import Game, Move, Player, Seat, Table
+from games.models import Game, League, Move, Player, Seat, Table
 from maumau.errors import ConflictError, NotFoundError
-from scoring.models import League
 
 EVENTS_PAGE_MAX = 1000
 

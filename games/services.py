@@ -31,7 +31,7 @@ from accounts import tokens
 from accounts.models import SCOPES
 from games import engine, sql, tasks
 from games.ledger import ledger_genesis, move_hash, move_row
-from games.models import Game, IdempotencyRecord, Move, Player, Seat, Table
+from games.models import Game, IdempotencyRecord, League, Move, Player, Seat, Table
 from games.rule_messages import rule_message
 from games.rule_sets import rule_set_from
 from maumau import database_retry, observability
@@ -44,7 +44,6 @@ from maumau.errors import (
     ValidationFailed,
 )
 from scoring import services as scoring_services
-from scoring.models import League
 from streams import channels
 from streams import services as stream_services
 

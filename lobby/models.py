@@ -21,7 +21,7 @@ class Seek(models.Model):
     rules = models.CharField(max_length=16)
     options = models.JSONField()
     players = models.PositiveSmallIntegerField()
-    league = models.ForeignKey("scoring.League", null=True, blank=True, on_delete=models.CASCADE, related_name="+")
+    league = models.ForeignKey("games.League", null=True, blank=True, on_delete=models.CASCADE, related_name="+")
     #: sha256 of what must be equal for two seeks to be matched (see ``lobby.services.pool_of``).
     pool = models.CharField(max_length=64)
     fill_with_bots_after = models.PositiveIntegerField(null=True, blank=True)

@@ -24,12 +24,11 @@ from django.utils.translation import gettext_lazy as _
 
 from games import services as game_services
 from games.ledger import canonical_json
-from games.models import Game, Player, Table
+from games.models import Game, League, Player, Table
 from games.rule_sets import rule_set_from
 from lobby.models import Challenge, ChallengeInvitee, Seek, TableMessage, TableMute
 from maumau import database_retry
 from maumau.errors import ConflictError, DomainError, NotFoundError, PermissionDeniedError, ValidationFailed
-from scoring.models import League
 from streams import channels
 from streams import services as stream_services
 from streams.models import Notification

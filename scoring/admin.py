@@ -2,7 +2,8 @@
 
 from django.contrib import admin
 
-from scoring.models import League, LeagueResignation, PlayerResult, RoundResult, Standing
+from games.models import League
+from scoring.models import LeagueResignation, PlayerResult, RoundResult, Standing
 
 
 class StandingInline(admin.TabularInline):

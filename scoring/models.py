@@ -11,60 +11,15 @@ row: a player leaving a league, in order with the rounds.
 derived from the ledger the same way: `scoring.ratings` rates a round in the transaction that records
 it, `ratings_recompute` replays every rated round in ledger order and `verify_ratings` compares.
 
-Migrations: 0001 holds `League` without any reference to `games` (games 0001 points at it
-through `Table.league`); everything that references `games` comes in 0002+.
+`League` itself is a model of the stored game (``games.models``): tables point at it, and foreign
+keys point downwards only. Its table kept its name, ``scoring_league``, when it moved there.
 """
 
 from __future__ import annotations
 
 from django.db import models
 
-RULE_SET_CHOICES = [("classic", "classic"), ("tavern", "tavern"), ("house", "house")]
-
-
-class League(models.Model):
-    """Rounds of many tables that share one rule set and one running total per player.
-
-    `options` are the effective options (``RuleSet.to_json()``); `league_limit` among them
-    ends a `house` league: the first player to reach it loses (see `services`).
-    """
-
-    STATUS_ACTIVE = "active"
-    STATUS_FINISHED = "finished"
-    STATUS_CHOICES = [(STATUS_ACTIVE, "active"), (STATUS_FINISHED, "finished")]
-
-    name = models.CharField(max_length=100)
-    rules = models.CharField(max_length=16, choices=RULE_SET_CHOICES)
-    options = models.JSONField(default=dict)
-    status = models.CharField(max_length=16, choices=STATUS_CHOICES, default=STATUS_ACTIVE)
-    loser = models.ForeignKey(
-        "games.Player", null=True, blank=True, on_delete=models.PROTECT, related_name="leagues_lost"
-    )
-    created_by = models.ForeignKey(
-        "games.Player", null=True, blank=True, on_delete=models.SET_NULL, related_name="leagues_created"
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
-
-    class Meta:
-        ordering = ["-id"]
-
-    def __str__(self) -> str:
-        return f"{self.name} ({self.rules})"
-
-    @property
-    def league_limit(self) -> int:
-        """Points that lose the league (`house`: 500); 0 means the league never ends."""
-        return int(self.options.get("league_limit") or 0)
-
-    @property
-    def scoring(self) -> str:
-        """How rounds are compared: "ranking" (classic), "wins" (tavern) or "points" (house)."""
-        return str(self.options.get("scoring") or {"classic": "ranking", "tavern": "wins"}.get(self.rules, "points"))
-
-    @property
-    def is_finished(self) -> bool:
-        return self.status == self.STATUS_FINISHED
+from games.models import RULE_SET_CHOICES
 
 
 class RoundResult(models.Model):
@@ -79,7 +34,8 @@ class RoundResult(models.Model):
 
     game = models.OneToOneField("games.Game", on_delete=models.PROTECT, related_name="round_result")
     table = models.ForeignKey("games.Table", on_delete=models.PROTECT, related_name="round_results")
-    league = models.ForeignKey(League, null=True, blank=True, on_delete=models.PROTECT, related_name="round_results")
+    league = models.ForeignKey("games.League", null=True, blank=True, on_delete=models.PROTECT,
+                               related_name="round_results")
     number = models.PositiveIntegerField(default=0)
     rules = models.CharField(max_length=16, choices=RULE_SET_CHOICES)
     scoring = models.CharField(max_length=16)
@@ -113,7 +69,8 @@ class PlayerResult(models.Model):
     round = models.ForeignKey(RoundResult, on_delete=models.CASCADE, related_name="players")
     player = models.ForeignKey("games.Player", on_delete=models.PROTECT, related_name="results")
     table = models.ForeignKey("games.Table", on_delete=models.PROTECT, related_name="player_results")
-    league = models.ForeignKey(League, null=True, blank=True, on_delete=models.PROTECT, related_name="player_results")
+    league = models.ForeignKey("games.League", null=True, blank=True, on_delete=models.PROTECT,
+                               related_name="player_results")
     rules = models.CharField(max_length=16, choices=RULE_SET_CHOICES)
     seat = models.PositiveSmallIntegerField()
     rank = models.PositiveSmallIntegerField()
@@ -145,7 +102,7 @@ class PlayerResult(models.Model):
 class Standing(models.Model):
     """Materialized league total of one player: the sum of their counted `PlayerResult` rows."""
 
-    league = models.ForeignKey(League, on_delete=models.CASCADE, related_name="standings")
+    league = models.ForeignKey("games.League", on_delete=models.CASCADE, related_name="standings")
     player = models.ForeignKey("games.Player", on_delete=models.PROTECT, related_name="standings")
     rounds = models.PositiveIntegerField(default=0)
     wins = models.PositiveIntegerField(default=0)
@@ -175,7 +132,7 @@ class LeagueResignation(models.Model):
     without one, they are withdrawn and none of their later lines counts in it. One per player.
     """
 
-    league = models.ForeignKey(League, on_delete=models.PROTECT, related_name="resignations")
+    league = models.ForeignKey("games.League", on_delete=models.PROTECT, related_name="resignations")
     player = models.ForeignKey("games.Player", on_delete=models.PROTECT, related_name="league_resignations")
     after_round = models.ForeignKey(RoundResult, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
     resigned_at = models.DateTimeField()

@@ -25,8 +25,9 @@ from django.db import connection
 from django.db.models import Count, F, OuterRef, Q, QuerySet, Subquery, Sum, Window
 from django.db.models.functions import RowNumber
 
+from games.models import League
 from maumau.errors import NotFoundError, ValidationFailed
-from scoring.models import League, PlayerResult, Rating, RatingPoint, RoundResult, Standing
+from scoring.models import PlayerResult, Rating, RatingPoint, RoundResult, Standing
 from scoring.ratings import INITIAL_MU, INITIAL_RATING, INITIAL_SIGMA, PROVISIONAL_ROUNDS
 
 ORDER_BY = {

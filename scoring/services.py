@@ -28,12 +28,12 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from games import sql
-from games.models import Player, Seat
+from games.models import League, Player, Seat
 from games.rule_sets import rule_set_from
 from maumau import database_retry
 from maumau.errors import DomainError, NotFoundError, PermissionDeniedError
 from scoring import ratings
-from scoring.models import League, LeagueResignation, PlayerResult, RoundResult, Standing
+from scoring.models import LeagueResignation, PlayerResult, RoundResult, Standing
 from streams import services as stream_services
 
 

@@ -25,10 +25,9 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from games import sql
-from games.models import Game, Move, Player, Seat, Table
+from games.models import Game, League, Move, Player, Seat, Table
 from maumau import database_retry
 from maumau.errors import NotFoundError, ValidationFailed
-from scoring.models import League
 from streams import channels, tasks
 from streams.conf import setting
 from streams.models import KINDS, Notification, Webhook, WebhookDelivery, WebhookSecret, new_secret

@@ -9,8 +9,7 @@ from typing import Any
 import pytest
 from rest_framework.test import APIClient
 
-from games.models import Player
-from scoring.models import League
+from games.models import League, Player
 
 pytestmark = pytest.mark.django_db
 

@@ -6,8 +6,7 @@ import pytest
 from django.test import override_settings
 from rest_framework.test import APIClient
 
-from games.models import Table
-from scoring.models import League
+from games.models import League, Table
 
 pytestmark = pytest.mark.django_db
 

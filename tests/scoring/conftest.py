@@ -14,8 +14,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # scoring_helpers besi
 
 from scoring_helpers import finish_game, table_for  # noqa: E402
 
-from games.models import Player, Table  # noqa: E402
-from scoring.models import League, RoundResult  # noqa: E402
+from games.models import League, Player, Table  # noqa: E402
+from scoring.models import RoundResult  # noqa: E402
 from scoring.services import league_create, round_result_record  # noqa: E402
 
 _names = itertools.count(1)

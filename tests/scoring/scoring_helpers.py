@@ -16,8 +16,7 @@ from django.utils import timezone
 
 from games.engine import RuleSet
 from games.engine.scoring import round_result
-from games.models import Game, Player, Seat, Table
-from scoring.models import League
+from games.models import Game, League, Player, Seat, Table
 from scoring.services import round_result_record
 
 

@@ -25,8 +25,8 @@ from scoring_helpers import (
 
 from games import services as games_services
 from games.engine import build_deck, legal_actions
-from games.models import Player
-from scoring.models import League, LeagueResignation, RoundResult, Standing
+from games.models import League, Player
+from scoring.models import LeagueResignation, RoundResult, Standing
 from scoring.services import league_create, league_resign, league_standings_recompute, round_result_record
 
 pytestmark = [

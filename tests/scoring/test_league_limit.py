@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 from scoring_helpers import points_result, table_for
 
+from games.models import League
 from maumau.errors import DomainError
-from scoring.models import League, RoundResult, Standing
+from scoring.models import RoundResult, Standing
 from scoring.services import league_assert_open
 
 pytestmark = pytest.mark.django_db

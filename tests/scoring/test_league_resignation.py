@@ -10,7 +10,8 @@ import pytest
 from django.core.management import call_command
 from scoring_helpers import client_for, points_result, scored, table_for
 
-from scoring.models import League, LeagueResignation, RoundResult, Standing
+from games.models import League
+from scoring.models import LeagueResignation, RoundResult, Standing
 from scoring.services import league_standings_recompute
 from streams.models import Notification
 

@@ -8,7 +8,8 @@ import pytest
 from django.core.management import CommandError, call_command
 from scoring_helpers import finish_game, points_result, table_for
 
-from scoring.models import League, RoundResult, Standing
+from games.models import League
+from scoring.models import RoundResult, Standing
 from scoring.services import league_standings_recompute, round_result_record
 
 pytestmark = pytest.mark.django_db

@@ -10,7 +10,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from scoring.models import League
+from games.models import League
 from scoring.services import league_standings_recompute
 
 
