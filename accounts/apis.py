@@ -26,6 +26,7 @@ from accounts.serializers import (
     TokenCreatedSerializer,
     TokenSerializer,
 )
+from games.serializers import PlayerCreateSerializer, PlayerCreatedSerializer
 from maumau.schema import errors
 from maumau.strict import validated
 
@@ -34,6 +35,20 @@ ACCOUNT = "account"  # the scope of the tokens made at sign-up and log-in
 
 def example(name: str, value: dict[str, Any], description: str = "") -> OpenApiExample:
     return OpenApiExample(name, value=value, description=description, request_only=True)
+
+
+class PlayerCreateApi(APIView):
+    """An open write, as the account sign-up: a guest and their token, throttled per client address."""
+
+    permission_classes = [AllowAny]
+
+    @extend_schema(summary="Sign up: a player and their token", request=PlayerCreateSerializer,
+                   responses={201: PlayerCreatedSerializer, **errors(400, 429)}, auth=[],
+                   examples=[example("A player", {"name": "Ada"})])
+    def post(self, request: Request) -> Response:
+        data = validated(PlayerCreateSerializer, request)
+        player, token = services.player_create(name=data["name"])
+        return Response({"id": player.pk, "name": player.name, "token": token}, status=status.HTTP_201_CREATED)
 
 
 class AccountCreateApi(APIView):

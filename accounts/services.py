@@ -2,7 +2,7 @@
 tokens, password change and account deletion. One transaction each, run once more when its session dies
 before the commit (``database_retry.written_once_more``); domain errors out.
 
-Guests (``POST /players``, games.services.player_create) are users with a random username and no
+Guests (``POST /players``, :func:`player_create`) are users with a random username and no
 password: setting credentials later keeps the same user and player, so everything they played stays
 theirs. A deleted account keeps its player row (results, ledgers and standings name it), renamed.
 """
@@ -10,6 +10,7 @@ theirs. A deleted account keeps its player row (results, ledgers and standings n
 from __future__ import annotations
 
 import re
+import secrets
 from datetime import timedelta
 from typing import Any
 
@@ -24,10 +25,10 @@ from django.utils.translation import gettext_lazy as _
 
 from accounts import tokens
 from accounts.models import SCOPES, AccessToken
-from games import services as game_services
 from games.models import Player, Seat
 from maumau import database_retry
 from maumau.errors import ConflictError, DomainError, NotFoundError, ValidationFailed
+from play import services as game_services
 from streams import services as stream_services
 from streams.models import Webhook
 
@@ -68,6 +69,18 @@ def _tokens_within_limit(user: Any) -> None:
     limit = settings.MAUMAU_TOKENS_PER_USER
     surplus = AccessToken.objects.filter(user=user).order_by("-last_used_at", "-created_at")[limit - 1:]
     AccessToken.objects.filter(pk__in=list(surplus.values_list("pk", flat=True))).delete()
+
+
+@database_retry.written_once_more
+def player_create(*, name: str) -> tuple[Player, str]:
+    """A guest: an auth user without a password (:func:`credentials_set` can give it one later) and a
+    first token; returns (player, token key)."""
+    user = User.objects.create(username=f"p-{secrets.token_hex(12)}")
+    user.set_unusable_password()
+    user.save(update_fields=["password"])
+    player = Player.objects.create(name=name, user=user)
+    _token, key = tokens.token_issue(user=user, name="Sign-up", scopes=SCOPES, used=True)
+    return player, key
 
 
 @database_retry.written_once_more

@@ -5,6 +5,7 @@ from django.urls import path
 from accounts import apis
 
 urlpatterns = [
+    path("players", apis.PlayerCreateApi.as_view(), name="player-create"),
     path("accounts", apis.AccountCreateApi.as_view(), name="account-create"),
     path("auth/login", apis.LoginApi.as_view(), name="auth-login"),
     path("auth/logout", apis.LogoutApi.as_view(), name="auth-logout"),

@@ -54,8 +54,9 @@ def main(argv: list[str] | None = None) -> int:
     import django
 
     django.setup()
-    from games import services
+    from accounts import services as account_services
     from games.models import Game, Move
+    from play import services
 
     games: list[Any] = []
     tmp = Path(tempfile.mkdtemp(prefix="bench-clocks-"))
@@ -68,8 +69,8 @@ def main(argv: list[str] | None = None) -> int:
         worker.wait_for_output(" ready.")
         started = time.monotonic()
         for index in range(args.timeouts):
-            ada = services.player_create(name=f"bench {index} a")[0]
-            bo = services.player_create(name=f"bench {index} b")[0]
+            ada = account_services.player_create(name=f"bench {index} a")[0]
+            bo = account_services.player_create(name=f"bench {index} b")[0]
             table = services.table_create(host=ada, rules="classic",
                                           options={"turn_seconds": args.turn_seconds, "timeout_policy": "penalty"})
             services.table_join(table_id=table.pk, player=bo)

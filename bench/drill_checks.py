@@ -136,7 +136,7 @@ class Timeline:
 
 def deadlines_check(timelines: Iterable[Timeline], *, now: datetime, grace: timedelta) -> Report:
     """Every passed deadline resolved exactly once: replay when each turn's and each Hermann race's
-    deadline fell (set as ``games.services`` sets them: a turn's clock restarts when a new turn
+    deadline fell (set as ``play.services`` sets them: a turn's clock restarts when a new turn
     begins, the race's when it opens) and require
 
     - no row but the clock's applied once a deadline had passed (a missing timeout),

@@ -20,7 +20,7 @@ bulk-loaded with COPY) in a throwaway database of its own, created, migrated and
    page's statement. Also `GET /api/v1/players/{id}/ratings` for a player with a long history.
 3. Round end: `--moves` rounds of four people at each of `--tables` tables taken in turn (the rule
    set's fair deal replaced by one in which the first seat goes out at once), the going-out move
-   timed through `games.services.move_submit`
+   timed through `play.services.move_submit`
    (one transaction, committed), alternately rated and not rated (rating switched off by replacing
    `scoring.ratings.ratings_locked` with one that locks nothing, so the caller makes the ledger look-up
    a round not rated makes), so the difference of the medians is what rating costs a move;
@@ -306,14 +306,16 @@ def _round_end(moves: int, tables: int) -> dict[str, Any]:
     """Time `moves` round-ending moves per variant, rated and not rated alternately, at `tables`
     tables of four new people taken in turn (a table's first two rounds, one of each variant, are
     warm-up: they create its rating rows and prepare the statements)."""
+    from accounts import services as account_services
     from games import engine
-    from games import services as games_services
     from games.engine import build_deck
+    from play import services as games_services
     from scoring import ratings
 
     seated = []
     for number in range(tables):
-        people = [games_services.player_create(name=f"{name} {number}")[0] for name in ("Ada", "Bert", "Cleo", "Dora")]
+        people = [account_services.player_create(name=f"{name} {number}")[0]
+                  for name in ("Ada", "Bert", "Cleo", "Dora")]
         table = games_services.table_create(host=people[0], rules="house", max_players=4)
         for person in people[1:]:
             games_services.table_join(table_id=table.pk, player=person)

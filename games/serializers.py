@@ -157,7 +157,7 @@ ENTROPY_HELP = ("Your entropy for the table's next fair round: 1 to 64 printable
                 "spaces, mixed into the deal with the server seed committed in `next_commitment`.")
 
 
-#: Printable ASCII without the space, as the service takes it (games.services: entropy is hashed as sent).
+#: Printable ASCII without the space, as the service takes it (play.services: entropy is hashed as sent).
 ENTROPY_PATTERN = r"^[!-~]{1,64}$"
 
 

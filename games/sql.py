@@ -1,5 +1,5 @@
-"""The hot path's statements in literal SQL: every request's token look-up, the move's locked game
-with its seats, the game view's read, and a move's writes as one statement.
+"""The hot path's statements in literal SQL: the move's locked game with its seats, the game view's
+read, and a move's writes as one statement (the token look-up is the accounts app's).
 
 Why not the ORM here: compiling a query costs about as much as PostgreSQL needs to run one of these
 small statements, and a move runs several of them (README, "What a move costs"). Everything else
@@ -20,13 +20,10 @@ from typing import Any
 
 import orjson
 from django.conf import settings
-from django.contrib.auth.models import User
 from django.db import DEFAULT_DB_ALIAS, DatabaseError, connection, connections
 from django.db.models import JSONField, Model
 from psycopg.types.json import Jsonb
 
-from accounts import tokens
-from accounts.models import AccessToken
 from games.models import Game, Player, Seat
 
 
@@ -117,38 +114,6 @@ def _width(model: type[Model]) -> int:
 
 
 # --- reads ---------------------------------------------------------------------------------------
-
-
-@cache
-def _token_sql() -> str:
-    return (f"SELECT {columns(AccessToken, 't')}, {columns(User, 'u')}, {columns(Player, 'p')} "
-            "FROM accounts_accesstoken t JOIN auth_user u ON u.id = t.user_id "
-            "LEFT JOIN games_player p ON p.user_id = u.id "
-            "WHERE t.prefix = %s")
-
-
-def token_with_user_and_player(key: str) -> AccessToken | None:
-    """The token whose key this is, with its user and player: every request runs it. Found by the key's
-    prefix (an index), then its digest compared in constant time (accounts.tokens): the row holds no key."""
-    if not key or len(key) > tokens.KEY_MAX_LENGTH:
-        return None
-    with cursor() as c:
-        c.execute(_token_sql(), [tokens.key_prefix(key)])
-        rows = c.fetchall()
-    width = _width(AccessToken)
-    found = next(((t, r) for r in rows if tokens.key_matches(t := load(AccessToken, r[:width]), key)), None)
-    if found is None:
-        return None
-    token, row = found
-    user_end = width + _width(User)
-    user = load(User, row[width:user_end])
-    player = load(Player, row[user_end:]) if row[user_end] is not None else None
-    AccessToken._meta.get_field("user").set_cached_value(token, user)
-    player_user = Player._meta.get_field("user")
-    player_user.remote_field.set_cached_value(user, player)
-    if player is not None:
-        player_user.set_cached_value(player, user)
-    return token
 
 
 def _seat_with_player(row: Sequence[Any]) -> Seat:

@@ -1,7 +1,7 @@
 """Finding opponents and talking at a table: seeks (quick play), challenges, table chat and mutes.
 
 Kept apart from ``games`` because none of it is a round: the lobby only brings players to a table,
-and creates tables and starts rounds through ``games.services`` like any client would.
+and creates tables and starts rounds through ``play.services`` like any client would.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Matching is atomic: every change to a pool of seeks (rules, options, players and league alike) runs
 under one lock of that pool (a transaction-scoped advisory lock on PostgreSQL; SQLite runs one writer
 at a time), and a seek leaves ``open`` only under it, so two seeks never take the same seat and no
-table is made twice. Tables are made and rounds started through ``games.services`` (``table_create``,
+table is made twice. Tables are made and rounds started through ``play.services`` (``table_create``,
 ``table_join``, ``table_bot_add``, ``round_start``), the paths every client's table takes. A use case's
 transaction is ``database_retry.written_once_more``: it runs once more when its session dies before the
 commit (the chat throttle, kept in the cache, stays outside it).
@@ -22,13 +22,13 @@ from django.db import connection
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from games import services as game_services
 from games.ledger import canonical_json
 from games.models import Game, League, Player, Table
 from games.rule_sets import rule_set_from
 from lobby.models import Challenge, ChallengeInvitee, Seek, TableMessage, TableMute
 from maumau import database_retry
 from maumau.errors import ConflictError, DomainError, NotFoundError, PermissionDeniedError, ValidationFailed
+from play import services as game_services
 from streams import channels
 from streams import services as stream_services
 from streams.models import Notification

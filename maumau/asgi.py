@@ -2,7 +2,7 @@
 
 A small router: the waiting clients (``GET /api/v1/games/{id}/stream``, ``/api/v1/me/stream`` and
 ``/api/v1/games/{id}?wait=``) go to the streams' pure async app, so that an open stream costs a
-coroutine and no thread (``streams.asgi`` says why Django's handler would give each one a thread);
+coroutine and no thread (``live.asgi`` says why Django's handler would give each one a thread);
 every other request goes through Django as before.
 """
 
@@ -15,7 +15,7 @@ from django.core.asgi import get_asgi_application
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "maumau.settings")
 django_application = get_asgi_application()
 
-from streams import asgi as streams_asgi  # noqa: E402  (after Django is set up)
+from live import asgi as live_asgi  # noqa: E402  (after Django is set up)
 
 # The garbage collector, for a process holding thousands of open connections (each a few hundred
 # objects that live for hours): CPython's full collection walks every one of them, and with the default
@@ -31,7 +31,7 @@ gc.set_threshold(700, 10, 100)
 
 
 async def application(scope: dict[str, Any], receive: Any, send: Any) -> None:
-    if streams_asgi.route(scope) is not None:
-        await streams_asgi.app(scope, receive, send)
+    if live_asgi.route(scope) is not None:
+        await live_asgi.app(scope, receive, send)
     else:
         await django_application(scope, receive, send)

@@ -5,7 +5,7 @@ database may still end a session while a request uses it (a restart, ``pg_termin
 read that fails so is run once more (from the API's exception handler, inside the view's own thread,
 under WSGI and ASGI alike): reads change nothing but what is idempotent by design (a passed deadline
 resolved once, a token's last use). Writes retry where they know nothing was committed: the move
-pipeline (``games.services.move_submit``) does so itself, and a service whose use case is one
+pipeline (``play.services.move_submit``) does so itself, and a service whose use case is one
 transaction says so with :func:`written_once_more`.
 """
 

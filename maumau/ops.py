@@ -71,11 +71,23 @@ def _broker() -> None:
             broker.ensure_connection(max_retries=1)
 
 
-def _channel() -> None:
-    from streams.conf import channel_kind, setting
+def channel_kind() -> str:
+    """The wake-up channel: explicit STREAMS_CHANNEL, else LISTEN/NOTIFY on PostgreSQL, else poll."""
+    value = str(settings.STREAMS_CHANNEL or "").strip()
+    if value:
+        if value.startswith(("redis://", "rediss://", "unix://")):
+            return "redis"
+        if value in ("postgres", "postgresql", "poll"):
+            return "postgres" if value.startswith("postgres") else "poll"
+        raise ValueError(f"STREAMS_CHANNEL must be poll, postgres or a redis:// URL, not {value!r}")
+    if settings.DATABASES["default"]["ENGINE"].endswith("postgresql"):
+        return "postgres"
+    return "poll"
 
+
+def _channel() -> None:
     if channel_kind() == "redis":
-        _redis_ping(str(setting("STREAMS_CHANNEL")).strip())
+        _redis_ping(str(settings.STREAMS_CHANNEL).strip())
     # postgres and poll: the database, checked above, is the channel
 
 

@@ -29,6 +29,11 @@ def env_bool(name: str, default: bool) -> bool:
     return value.strip().lower() in {"1", "true", "yes", "on"}
 
 
+def env_float(name: str, default: float) -> float:
+    value = os.environ.get(name, "")
+    return float(value) if value.strip() else default
+
+
 DEBUG = env_bool("DEBUG", False)
 SECRET_KEY = os.environ.get("SECRET_KEY") or "insecure-dev-key-set-SECRET_KEY-in-production"
 ALLOWED_HOSTS = [h for h in os.environ.get("ALLOWED_HOSTS", "*").split(",") if h]
@@ -46,9 +51,11 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "accounts",
     "games",
-    "scoring",
     "streams",
+    "scoring",
+    "play",
     "lobby",
+    "live",
     "client",
 ]
 
@@ -63,7 +70,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    "streams.middleware.LongPollRouteMiddleware",
+    "live.middleware.WaitingRouteMiddleware",
 ]
 
 ROOT_URLCONF = "maumau.urls"
@@ -212,11 +219,11 @@ STORAGES = {
 
 # --- DRF -------------------------------------------------------------------------------
 REST_FRAMEWORK = {
-    "DEFAULT_AUTHENTICATION_CLASSES": ["games.authentication.PlayerTokenAuthentication"],
+    "DEFAULT_AUTHENTICATION_CLASSES": ["accounts.authentication.PlayerTokenAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated", "accounts.permissions.TokenScopes"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["maumau.parsers.StrictJSONParser"],
-    "DEFAULT_THROTTLE_CLASSES": ["games.throttles.WriteThrottle"],
+    "DEFAULT_THROTTLE_CLASSES": ["maumau.throttles.WriteThrottle"],
     "EXCEPTION_HANDLER": "maumau.errors.exception_handler",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "UNAUTHENTICATED_USER": None,
@@ -334,3 +341,33 @@ MAUMAU_CHAT_WINDOW_SECONDS = float(os.environ.get("MAUMAU_CHAT_WINDOW_SECONDS", 
 # Lobby sweep (Celery beat): seeks filled with bots once their time passed, challenges expired.
 MAUMAU_LOBBY_SWEEP_SECONDS = float(os.environ.get("MAUMAU_LOBBY_SWEEP_SECONDS", "2"))
 CELERY_BEAT_SCHEDULE["lobby-sweep"] = {"task": "lobby.sweep", "schedule": MAUMAU_LOBBY_SWEEP_SECONDS}
+
+# Streams, long-polls and webhooks.
+# "poll" | "postgres" | "redis://host:port/db" | "" (auto: postgres on PostgreSQL, else poll)
+STREAMS_CHANNEL = os.environ.get("STREAMS_CHANNEL", "")
+# How often the serverless "poll" channel looks at game versions / notification ids.
+STREAMS_POLL_INTERVAL = env_float("STREAMS_POLL_INTERVAL", 0.05)
+# With postgres/redis the same poll runs this rarely, as a backstop for a lost wake-up.
+STREAMS_BACKSTOP_INTERVAL = env_float("STREAMS_BACKSTOP_INTERVAL", 2.0)
+# A ": keep-alive" comment on a quiet stream, well inside the idle timeouts of proxies (nginx: 60 s);
+# each costs the process a little CPU and no database work (15 s: 10,000 streams send 670 a second).
+STREAMS_KEEPALIVE_SECONDS = env_float("STREAMS_KEEPALIVE_SECONDS", 15.0)
+STREAMS_LONGPOLL_MAX_SECONDS = env_float("STREAMS_LONGPOLL_MAX_SECONDS", 60.0)
+# Threads that run the ORM for waiting clients (never the threads that serve moves).
+STREAMS_DB_THREADS = int(env_float("STREAMS_DB_THREADS", 4))
+# A "deadline_soon" notification once this share of a turn's time is used ...
+STREAMS_REMINDER_SHARE = env_float("STREAMS_REMINDER_SHARE", 0.75)
+# ... on clocks at least this long (short blitz clocks get no reminder).
+STREAMS_REMINDER_MIN_SECONDS = env_float("STREAMS_REMINDER_MIN_SECONDS", 60)
+# Webhooks: server-side request forgery guard and delivery policy.
+WEBHOOK_ALLOW_PRIVATE = env_bool("WEBHOOK_ALLOW_PRIVATE", False)
+WEBHOOK_ALLOWED_NETWORKS = [n for n in os.environ.get("WEBHOOK_ALLOWED_NETWORKS", "").split(",") if n.strip()]
+WEBHOOK_MAX_ATTEMPTS = int(env_float("WEBHOOK_MAX_ATTEMPTS", 5))
+WEBHOOK_BACKOFF_SECONDS = env_float("WEBHOOK_BACKOFF_SECONDS", 10.0)
+WEBHOOK_TIMEOUT_SECONDS = env_float("WEBHOOK_TIMEOUT_SECONDS", 5.0)
+# A worker's claim on a delivery it attempts; above the task's hard time limit (60 s), so that a
+# live attempt never loses it: when it runs out, the worker died and the sweep queues the delivery again.
+WEBHOOK_LEASE_SECONDS = env_float("WEBHOOK_LEASE_SECONDS", 120.0)
+# A pending delivery whose time is this far past lost its queue message: the sweep sends it again.
+WEBHOOK_REQUEUE_AFTER_SECONDS = env_float("WEBHOOK_REQUEUE_AFTER_SECONDS", 60.0)
+WEBHOOK_MAX_PER_PLAYER = 10

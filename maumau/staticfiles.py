@@ -1,7 +1,7 @@
 """Static files (the admin's styles, Swagger UI, ReDoc) served by WhiteNoise under uvicorn and gunicorn alike.
 
 WhiteNoise's middleware is sync-only; in an ASGI stack a sync-only middleware would run every
-request after it, the waiting clients of ``streams.views`` included, on a thread. This one is
+request after it, the waiting clients of ``live.views`` included, on a thread. This one is
 also async-capable: under ASGI it answers static paths itself and hands everything else on
 as a coroutine.
 """

@@ -20,11 +20,12 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
     path("api/redoc/", SpectacularRedocView.as_view(url_name="schema", template_name="maumau/redoc.html"),
          name="redoc"),
-    path("api/v1/", include("games.urls")),
+    path("api/v1/", include("play.urls")),
     path("api/v1/", include("accounts.urls")),
     path("api/v1/", include("scoring.urls")),
     path("api/v1/", include("streams.urls")),
     path("api/v1/", include("lobby.urls")),
+    path("", include("live.urls")),  # after play.urls: the game view comes first (live.routes)
 ]
 
 handler400 = "maumau.errors.json_400"

@@ -80,7 +80,7 @@ def round_result_record(*, game: Any, seat_players: dict[int, int] | None = None
                         batch: sql.WriteBatch | None = None) -> RoundResult:
     """Write a finished round's result to the ledger once, count it in its league, and rate it.
 
-    Called by `games.services.move_submit` inside the transaction of the last move, with the
+    Called by `play.services.move_submit` inside the transaction of the last move, with the
     round's players by game seat (`seat_players`; read from the table's seats when not given) and
     which of them are bots (`bots`; read from the players when not given). The rating writes go into
     the move's `batch` (sent by the caller before it commits), or are sent here without one.

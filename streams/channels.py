@@ -4,7 +4,7 @@ Topics are ``game:<id>`` (a move was committed) and ``player:<id>`` (a notificat
 A wake-up carries no data: it only tells a waiter to look again at the database, which is the
 truth. So a lost or spurious wake-up costs a query, never a lost or duplicated event.
 
-Channels (``streams.conf.channel_kind``):
+Channels (``maumau.ops.channel_kind``):
 
 - ``postgres``: ``pg_notify`` on publish (a move issues it inside its own transaction, which
   delivers it at commit); each ASGI process holds one psycopg 3 async connection that LISTENs.
@@ -30,11 +30,12 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from django.conf import settings
 from django.db import close_old_connections, connection, transaction
 from django.db.models import Max
 
 from games.models import Game
-from streams.conf import channel_kind, setting
+from maumau.ops import channel_kind
 from streams.models import Notification
 
 if TYPE_CHECKING:
@@ -55,7 +56,7 @@ def _db_executor() -> ThreadPoolExecutor:
     global _executor
     with _executor_lock:
         if _executor is None:
-            _executor = ThreadPoolExecutor(max_workers=setting("STREAMS_DB_THREADS"), thread_name_prefix="streams-db")
+            _executor = ThreadPoolExecutor(max_workers=settings.STREAMS_DB_THREADS, thread_name_prefix="streams-db")
         return _executor
 
 
@@ -85,7 +86,7 @@ _redis_client: Any = None
 
 
 def _redis_url() -> str:
-    return str(setting("STREAMS_CHANNEL")).strip()
+    return str(settings.STREAMS_CHANNEL).strip()
 
 
 def _pg_notify_sql(count: int) -> str:
@@ -235,13 +236,13 @@ class Hub:
     # -- listeners --
 
     def _start(self) -> None:
-        interval = setting("STREAMS_POLL_INTERVAL")
+        interval = settings.STREAMS_POLL_INTERVAL
         if self.kind == "postgres":
             self.tasks.append(self.loop.create_task(self._listen_postgres()))
-            interval = setting("STREAMS_BACKSTOP_INTERVAL")
+            interval = settings.STREAMS_BACKSTOP_INTERVAL
         elif self.kind == "redis":
             self.tasks.append(self.loop.create_task(self._listen_redis()))
-            interval = setting("STREAMS_BACKSTOP_INTERVAL")
+            interval = settings.STREAMS_BACKSTOP_INTERVAL
         self.tasks.append(self.loop.create_task(self._poll(interval)))
 
     async def _listen_postgres(self) -> None:

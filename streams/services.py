@@ -1,7 +1,7 @@
 """Writes of the streams app: notifications of moves, rounds and joins, webhooks, reminders.
 
 A move's notifications (``your_turn``, ``round_over``, ``league_over``) are built here by
-:func:`move_notifications` from the round as ``games.services.move_submit`` holds it in memory (game,
+:func:`move_notifications` from the round as ``play.services.move_submit`` holds it in memory (game,
 seats with players, the appended ledger rows), and written by the move in its own statement: they
 cost no re-read, and commit or roll back with the move. What has effects outside the database waits
 for the commit: webhook deliveries' tasks and turn reminders (:func:`notifications_dispatch`, through
@@ -21,6 +21,7 @@ from collections.abc import Iterable
 from datetime import timedelta
 from typing import Any
 
+from django.conf import settings
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
@@ -29,7 +30,6 @@ from games.models import Game, League, Move, Player, Seat, Table
 from maumau import database_retry
 from maumau.errors import NotFoundError, ValidationFailed
 from streams import channels, tasks
-from streams.conf import setting
 from streams.models import KINDS, Notification, Webhook, WebhookDelivery, WebhookSecret, new_secret
 from streams.ssrf import UnsafeTarget, check_url
 
@@ -202,9 +202,9 @@ def player_joined(*, seat_id: int) -> list[Notification]:
 def reminder_due(game: Game) -> Any:
     """When the "deadline soon" reminder of the current turn is due, or None (no long clock)."""
     turn_seconds = float((game.rules or {}).get("turn_seconds") or 0)
-    if game.status != "active" or game.deadline is None or turn_seconds < setting("STREAMS_REMINDER_MIN_SECONDS"):
+    if game.status != "active" or game.deadline is None or turn_seconds < settings.STREAMS_REMINDER_MIN_SECONDS:
         return None
-    share = min(max(float(setting("STREAMS_REMINDER_SHARE")), 0.0), 1.0)
+    share = min(max(float(settings.STREAMS_REMINDER_SHARE), 0.0), 1.0)
     return game.deadline - timedelta(seconds=turn_seconds * (1.0 - share))
 
 
@@ -263,9 +263,9 @@ def webhook_create(*, player: Player, url: str, events: list[str]) -> Webhook:
 @database_retry.written_once_more
 def _webhook_written(player: Player, url: str, events: list[str]) -> Webhook:
     """The write of ``webhook_create``, apart from the URL's check: its DNS look-up stays out of the transaction."""
-    if Webhook.objects.filter(player=player, active=True).count() >= setting("WEBHOOK_MAX_PER_PLAYER"):
+    if Webhook.objects.filter(player=player, active=True).count() >= settings.WEBHOOK_MAX_PER_PLAYER:
         raise ValidationFailed(details={"field": "url", "reason": "too_many_webhooks",
-                                        "max": setting("WEBHOOK_MAX_PER_PLAYER")})
+                                        "max": settings.WEBHOOK_MAX_PER_PLAYER})
     WebhookSecret.objects.get_or_create(player=player)
     hook = Webhook.objects.create(player=player, url=url, events=events)
     Player.objects.filter(pk=player.pk).update(has_webhook=True)

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from streams.conf import setting
+from django.conf import settings
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
@@ -44,7 +44,7 @@ class Target:
 
 
 def _allowed_networks() -> list[ipaddress.IPv4Network | ipaddress.IPv6Network]:
-    return [ipaddress.ip_network(n.strip(), strict=False) for n in setting("WEBHOOK_ALLOWED_NETWORKS")]
+    return [ipaddress.ip_network(n.strip(), strict=False) for n in settings.WEBHOOK_ALLOWED_NETWORKS]
 
 
 def _nets(*pairs: tuple[str, str]) -> list[tuple[Any, str]]:
@@ -152,7 +152,7 @@ def address_refusal(address: IPAddress) -> str | None:
     addresses pass, unless the operator allows private ones or the address's network."""
     if isinstance(address, ipaddress.IPv6Address) and address in IPV4_MAPPED:
         address = ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)  # the same host: one rule for both
-    if setting("WEBHOOK_ALLOW_PRIVATE") or any(address in net for net in _allowed_networks()):
+    if settings.WEBHOOK_ALLOW_PRIVATE or any(address in net for net in _allowed_networks()):
         return None
     if isinstance(address, ipaddress.IPv4Address):
         return _ipv4_refusal(address)

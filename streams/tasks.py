@@ -63,11 +63,12 @@ def webhook_deliver(delivery_id: int) -> str | None:
 def webhook_sweep() -> int:
     """Backstop for lost queue messages and dead workers: (re)queue deliveries whose time is well
     past, or whose lease ran out (the worker that claimed it died)."""
-    from streams.conf import setting
+    from django.conf import settings
+
     from streams.models import WebhookDelivery
 
     now = timezone.now()
-    stale = now - timezone.timedelta(seconds=setting("WEBHOOK_REQUEUE_AFTER_SECONDS"))
+    stale = now - timezone.timedelta(seconds=settings.WEBHOOK_REQUEUE_AFTER_SECONDS)
     due = Q(next_attempt_at__lt=stale) | Q(lease_until__lt=now)
     ids = list(WebhookDelivery.objects.filter(due, status__in=("pending", "retrying"))
                .values_list("pk", flat=True)[:500])

@@ -19,11 +19,11 @@ import time
 from datetime import timedelta
 
 import httpx
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
 from maumau import observability
-from streams.conf import setting
 from streams.models import WebhookDelivery, WebhookSecret
 from streams.ssrf import UnsafeTarget, check_url
 
@@ -49,7 +49,7 @@ def signature_valid(secret: str, body: bytes, timestamp: str, signature: str, *,
 
 def backoff_seconds(attempts: int) -> float:
     """10 s, 20 s, 40 s ... (WEBHOOK_BACKOFF_SECONDS doubled per failed attempt)."""
-    return float(setting("WEBHOOK_BACKOFF_SECONDS")) * (2 ** max(0, attempts - 1))
+    return float(settings.WEBHOOK_BACKOFF_SECONDS) * (2 ** max(0, attempts - 1))
 
 
 def _send(delivery: WebhookDelivery, secret: str) -> httpx.Response:
@@ -70,7 +70,7 @@ def _send(delivery: WebhookDelivery, secret: str) -> httpx.Response:
         "X-MauMau-Signature": sign(secret, stamp, body),
     }
     extensions = {"sni_hostname": target.host} if target.scheme == "https" else {}
-    with httpx.Client(timeout=setting("WEBHOOK_TIMEOUT_SECONDS"), follow_redirects=False, trust_env=False) as client:
+    with httpx.Client(timeout=settings.WEBHOOK_TIMEOUT_SECONDS, follow_redirects=False, trust_env=False) as client:
         return client.post(url, content=body, headers=headers, extensions=extensions)
 
 
@@ -90,14 +90,14 @@ def delivery_attempt(*, delivery_id: int) -> WebhookDelivery | None:
             return delivery
         if delivery.lease_until is not None and delivery.lease_until > now:
             return delivery  # another worker is attempting it
-        if delivery.lease_until is not None and delivery.attempts >= setting("WEBHOOK_MAX_ATTEMPTS"):
+        if delivery.lease_until is not None and delivery.attempts >= settings.WEBHOOK_MAX_ATTEMPTS:
             delivery.status, delivery.lease_until, delivery.last_error = "failed", None, "worker lost"
             delivery.save(update_fields=["status", "lease_until", "last_error"])
             observability.webhook_attempted("failed")
             return delivery
         delivery.attempts += 1
         delivery.next_attempt_at = None
-        delivery.lease_until = now + timedelta(seconds=float(setting("WEBHOOK_LEASE_SECONDS")))
+        delivery.lease_until = now + timedelta(seconds=float(settings.WEBHOOK_LEASE_SECONDS))
         delivery.save(update_fields=["attempts", "next_attempt_at", "lease_until"])
     secret = WebhookSecret.objects.filter(player_id=delivery.webhook.player_id).values_list("secret", flat=True).first()
     error, code, final = "", None, False
@@ -118,7 +118,7 @@ def delivery_attempt(*, delivery_id: int) -> WebhookDelivery | None:
     delivery.last_error = error
     if not error:
         delivery.status, delivery.delivered_at = "delivered", now
-    elif final or delivery.attempts >= setting("WEBHOOK_MAX_ATTEMPTS"):
+    elif final or delivery.attempts >= settings.WEBHOOK_MAX_ATTEMPTS:
         delivery.status = "failed"
     else:
         delivery.status = "retrying"

@@ -17,7 +17,7 @@ from django.db import close_old_connections
 from hypothesis import HealthCheck, given, settings
 from schemathesis.checks import not_a_server_error
 
-from games.services import player_create
+from accounts.services import player_create
 
 pytestmark = pytest.mark.django_db
 

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from games import engine, services
+from accounts import services as account_services
+from games import engine
 from games.models import Game, Move, Player, Seat
+from play import services
 
 
 def round_with_people(rules: str = "classic", *, people: int = 2, options: dict[str, Any] | None = None,
                       seed: Any = 7, setup: dict[str, Any] | None = None) -> tuple[Game, list[Player]]:
     """A running round of ``people`` persons (none of them moves unless told to)."""
-    players = [services.player_create(name=f"P{i}")[0] for i in range(people)]
+    players = [account_services.player_create(name=f"P{i}")[0] for i in range(people)]
     table = services.table_create(host=players[0], rules=rules, options=options, max_players=max(people, 2))
     for player in players[1:]:
         services.table_join(table_id=table.pk, player=player)

@@ -10,10 +10,11 @@ from typing import Any
 import pytest
 from django.db import connection, transaction
 
-from games import clocks, engine, services, tasks
+from games import engine
 from games.ledger import ledger_verify
 from games.models import Game, Move
 from games.selectors import game_view
+from play import clocks, services, tasks
 from tests.clocks.clock_helpers import clock_moves, fresh, person_moves, round_with_people, seat_of_turn
 from tests.games.api_helpers import setup_for
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from django.conf import settings
 
-from games import tasks
 from maumau.celery import app
+from play import tasks
 
 
 def test_expiry_tasks_acknowledge_late_and_the_sweep_does_not() -> None:

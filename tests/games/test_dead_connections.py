@@ -8,8 +8,9 @@ from typing import Any
 import pytest
 from django.db import OperationalError, connections
 
-from games import selectors, services, sql
+from games import selectors, sql
 from games.models import Game, Move, Player, Seat
+from play import services
 from tests.games.api_helpers import act, view
 
 pytestmark = pytest.mark.django_db(transaction=True)  # outside a test transaction, as a request runs

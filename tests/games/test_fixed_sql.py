@@ -14,7 +14,7 @@ from django.db.models import Model
 from django.utils import timezone
 from psycopg import pq
 
-from accounts import tokens
+from accounts import authentication, tokens
 from accounts.models import AccessToken
 from games import sql
 from games.models import Game, Move, Player, Seat
@@ -31,18 +31,18 @@ def fields_of(obj: Model) -> dict[str, Any]:
 def test_the_token_brings_its_user_and_player(two_people) -> None:  # type: ignore[no-untyped-def]
     _table, host, _guest, _game = two_people()
     expected = AccessToken.objects.select_related("user__player").get(prefix=tokens.key_prefix(host.token))
-    token = sql.token_with_user_and_player(host.token)
+    token = authentication.token_with_user_and_player(host.token)
     assert token is not None and fields_of(token) == fields_of(expected)
     assert fields_of(token.user) == fields_of(expected.user)
     assert fields_of(token.user.player) == fields_of(expected.user.player)
     assert token.user.player.user is token.user
-    assert sql.token_with_user_and_player("no-such-key") is None
+    assert authentication.token_with_user_and_player("no-such-key") is None
 
 
 def test_a_user_without_player_has_no_player(django_user_model) -> None:  # type: ignore[no-untyped-def]
     user = django_user_model.objects.create(username="admin")
     _made, key = tokens.token_issue(user=user, name="admin", scopes=["read"])
-    token = sql.token_with_user_and_player(key)
+    token = authentication.token_with_user_and_player(key)
     assert token is not None and token.user.pk == user.pk
     with pytest.raises(Player.DoesNotExist):
         token.user.player  # noqa: B018
@@ -160,7 +160,7 @@ def test_a_batch_whose_update_touches_no_row_fails_it_whole(two_people) -> None:
 def test_the_hot_path_statements_become_prepared_statements_on_postgresql(two_people) -> None:  # type: ignore[no-untyped-def]
     _table, host, _guest, game = two_people()
     for _ in range(6):  # psycopg prepares a statement on its 5th run on a connection
-        sql.token_with_user_and_player(host.token)
+        authentication.token_with_user_and_player(host.token)
         with transaction.atomic():
             sql.game_locked_with_seats(game["id"])
     with connection.cursor() as cursor:
@@ -190,7 +190,7 @@ def test_a_loaded_row_is_a_saved_instance_built_by_from_db(two_people) -> None: 
 
     post_init.connect(receiver, sender=Player)
     try:
-        token = sql.token_with_user_and_player(host.token)
+        token = authentication.token_with_user_and_player(host.token)
     finally:
         post_init.disconnect(receiver, sender=Player)
     assert token is not None and built == [token.user.player]

@@ -87,7 +87,7 @@ def test_house_penalty_with_a_key_is_replayed_not_charged_again(house_round) -> 
 def test_stored_answers_are_kept_a_day_then_purged_by_the_hourly_task(two_people, time_machine) -> None:  # type: ignore[no-untyped-def]
     from datetime import UTC, datetime, timedelta
 
-    from games.tasks import idempotency_purge_task
+    from play.tasks import idempotency_purge_task
 
     time_machine.move_to(datetime(2030, 1, 1, 12, 0, tzinfo=UTC), tick=False)
     _table, host, guest, game = two_people("classic", {"turn_seconds": 0}, setup=setup_for("classic", HANDS, "9H"))

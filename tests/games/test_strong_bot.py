@@ -7,8 +7,9 @@ from typing import Any
 
 import pytest
 
-from games import bots, tasks
 from games.models import Game, Move
+from play import tasks
+from play import thinking as bots
 from tests.games.api_helpers import act, setup_for, view
 
 pytestmark = pytest.mark.django_db

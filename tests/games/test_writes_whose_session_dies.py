@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from django.db import OperationalError, transaction
 
-from games import services
 from games.models import Player, Seat, Table
+from play import services
 from tests.games.dead_sessions import postgresql_only, session_killed_before
 
 pytestmark = [pytest.mark.django_db(transaction=True), postgresql_only]  # outside a test transaction, as a request

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from games import clocks
 from games.models import Move, Player, Seat
+from play import clocks
 from streams.models import WebhookDelivery
 from tests.clocks.clock_helpers import fresh, person_moves, round_with_people, seat_of_turn
 

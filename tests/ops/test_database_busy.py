@@ -17,8 +17,8 @@ from django.db import OperationalError
 from django.test import Client
 from psycopg_pool import PoolTimeout
 
+from accounts import authentication
 from bench import harness
-from games import sql
 from maumau import observability
 from maumau.errors import BUSY_RETRY_AFTER_SECONDS
 from tests.ops.test_database_connections import _server_env
@@ -45,7 +45,7 @@ def test_an_api_request_that_finds_no_free_connection_answers_503_with_retry_aft
         make_player: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     ada = make_player("Ada")
     before = observability.DATABASE_BUSY._value.get()
-    monkeypatch.setattr(sql, "token_with_user_and_player", _pool_timed_out)
+    monkeypatch.setattr(authentication, "token_with_user_and_player", _pool_timed_out)
     client = Client(raise_request_exception=False)
     for path in ("/api/v1/me", "/api/v1/tables"):
         response = client.get(path, HTTP_AUTHORIZATION=f"Token {ada.token}", HTTP_ACCEPT_LANGUAGE="de")

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pytest
 from django.db import connection
 
-from games import sql
+from accounts import authentication
 
 pytestmark = [
     pytest.mark.skipif(connection.vendor != "postgresql", reason="prepared statements and the pool are PostgreSQL's"),
@@ -36,7 +36,7 @@ def one_pooled_connection() -> Iterator[None]:
 def test_prepared_statements_survive_across_requests_on_a_pooled_connection(one_pooled_connection: None) -> None:
     pids = set()
     for _request in range(6):  # psycopg prepares a statement on its 5th run on a connection
-        assert sql.token_with_user_and_player("no-such-token") is None
+        assert authentication.token_with_user_and_player("no-such-token") is None
         with connection.cursor() as cursor:
             cursor.execute("SELECT pg_backend_pid()")
             pids.add(cursor.fetchone()[0])

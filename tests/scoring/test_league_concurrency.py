@@ -23,9 +23,10 @@ from scoring_helpers import (
     table_for,
 )
 
-from games import services as games_services
+from accounts import services as account_services
 from games.engine import build_deck, legal_actions
 from games.models import League, Player
+from play import services as games_services
 from scoring.models import LeagueResignation, RoundResult, Standing
 from scoring.services import league_create, league_resign, league_standings_recompute, round_result_record
 
@@ -104,7 +105,7 @@ def test_two_rounds_crossing_the_limit_together_finish_the_league_once(players, 
 
 def test_last_moves_submitted_together_at_two_league_tables_are_both_scored(monkeypatch):
     """The real path: two hosts' winning moves go through move_submit at the same moment."""
-    league_players = [games_services.player_create(name=name)[0] for name in ("Ada", "Bert", "Cleo", "Dora")]
+    league_players = [account_services.player_create(name=name)[0] for name in ("Ada", "Bert", "Cleo", "Dora")]
     ada, bert, cleo, dora = league_players
     league = league_create(name="Rush hour", rules="house", created_by=ada)
     tables = []

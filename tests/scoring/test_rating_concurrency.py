@@ -12,8 +12,9 @@ from django.db import connection
 from scoring_helpers import deal_fixed, finish_game, recorded_under_game_lock, run_together, table_for
 from test_ratings import ranked
 
-from games import services as games_services
+from accounts import services as account_services
 from games.engine import build_deck, legal_actions
+from play import services as games_services
 from scoring.models import Rating, RatingPoint, RoundResult
 from scoring.ratings import ratings_recompute
 
@@ -58,7 +59,7 @@ def submitted(game_id: int, host: Any, action: dict[str, Any]) -> Callable[[thre
 
 
 def test_winning_moves_submitted_together_at_tables_sharing_a_player_are_all_rated(monkeypatch):
-    ada, bert, cleo = (games_services.player_create(name=name)[0] for name in ("Ada", "Bert", "Cleo"))
+    ada, bert, cleo = (account_services.player_create(name=name)[0] for name in ("Ada", "Bert", "Cleo"))
     tables = []
     for host, guest in ((ada, bert), (cleo, bert), (bert, ada)):
         table = games_services.table_create(host=host, rules="house", max_players=2)

@@ -10,9 +10,10 @@ from typing import Any
 import pytest
 from scoring_helpers import deal_fixed
 
-from games import clocks, engine
-from games import services as games_services
+from games import engine
 from games.models import Game, Move, Seat
+from play import clocks
+from play import services as games_services
 from scoring.models import Rating, RatingPoint, RoundResult
 from tests.clocks.clock_helpers import fresh, round_with_people, seat_of_turn
 

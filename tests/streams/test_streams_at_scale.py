@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from django.test import override_settings
 
-from streams import views
+from live import views
 from tests.streams.streams_helpers import SseReader, act, client, two_player_round
 
 ADA = ["KH", "8C", "10S", "AD", "QC"]
@@ -189,7 +189,7 @@ def test_opening_a_long_poll_takes_no_lock_while_no_deadline_passed(make_player:
 @pytest.mark.django_db(transaction=True)
 def test_a_long_poll_whose_client_left_is_released_at_once_not_after_its_wait(make_player: Any) -> None:
     from games.models import Game, Table
-    from streams import asgi as streams_asgi
+    from live import asgi as streams_asgi
     from streams import channels
 
     host = make_player("Ada")
@@ -242,7 +242,7 @@ def test_a_long_poll_whose_client_left_is_released_at_once_not_after_its_wait(ma
 def test_a_long_poll_whose_wait_runs_out_without_a_move_answers_304_without_reading_again(
         make_player: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     from games.models import Game, Table
-    from streams import asgi as streams_asgi
+    from live import asgi as streams_asgi
     from streams import channels
 
     host = make_player("Ada")

@@ -8,12 +8,11 @@ from typing import Any
 from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
-from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games import clocks, engine, ledger, selectors, services
+from games import engine, ledger, selectors
 from games.models import Game, Move, Player, Seat
 from games.serializers import (
     ACTION_SCHEMA,
@@ -24,8 +23,6 @@ from games.serializers import (
     LedgerSerializer,
     MeSerializer,
     MoveResultSerializer,
-    PlayerCreateSerializer,
-    PlayerCreatedSerializer,
     RoundStartSerializer,
     TableCreateSerializer,
     TableJoinSerializer,
@@ -35,6 +32,7 @@ from maumau.errors import PermissionDeniedError, ValidationFailed
 from maumau.params import QUERY_INT_MAX, query_bool, query_int
 from maumau.schema import ETAG, IDEMPOTENCY_KEY, IDEMPOTENT_REPLAYED, errors, query_number
 from maumau.strict import validated
+from play import clocks, services
 
 
 def example(name: str, value: dict[str, Any], description: str = "") -> OpenApiExample:
@@ -60,20 +58,6 @@ ACTION_EXAMPLES = [
 
 def caller(request: Request) -> Player:
     return request.user.player
-
-
-class PlayerCreateApi(APIView):
-    """The only open write: sign up, get a token."""
-
-    permission_classes = [AllowAny]
-
-    @extend_schema(summary="Sign up: a player and their token", request=PlayerCreateSerializer,
-                   responses={201: PlayerCreatedSerializer, **errors(400, 429)}, auth=[],
-                   examples=[example("A player", {"name": "Ada"})])
-    def post(self, request: Request) -> Response:
-        data = validated(PlayerCreateSerializer, request)
-        player, token = services.player_create(name=data["name"])
-        return Response({"id": player.pk, "name": player.name, "token": token}, status=status.HTTP_201_CREATED)
 
 
 class MeApi(APIView):
@@ -266,7 +250,7 @@ class GameDetailApi(APIView):
                    **errors(400, 401, 403, 404)},
     )
     def get(self, request: Request, game_id: int) -> Response:
-        query_int(request.query_params.get("after"), "after")  # the long-poll's (streams.views); bounded alike
+        query_int(request.query_params.get("after"), "after")  # the long-poll's (live.views); bounded alike
         player = caller(request)
         game, table_seats = selectors.game_with_seats(game_id=game_id)
         mine = next((s for s in table_seats if s.player_id == player.pk and s.position in game.positions), None)

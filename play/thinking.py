@@ -1,7 +1,7 @@
 """Bots that think: the ``strong`` bot's move is chosen in a Celery task, never under a lock or a request.
 
 ``services.move_submit`` plays ``random`` and ``basic`` inline (they take microseconds). When a
-``strong`` bot gets the turn it only schedules ``games.tasks.bot_move_task`` for after the commit,
+``strong`` bot gets the turn it only schedules ``play.tasks.bot_move_task`` for after the commit,
 with the game's id and version. The task (:func:`bot_move_make`) reads the round without a lock,
 as the bot's seat may see it: the engine's player view and the ledger's events redacted for that
 seat, folded into :class:`games.engine.Knowledge`. It searches for ``MAUMAU_STRONG_BOT_MS``
@@ -21,10 +21,11 @@ from typing import Any
 
 from django.conf import settings
 
-from games import engine, services
+from games import engine
 from games.ledger import initial_state
 from games.models import Game, Move, Seat
 from maumau.errors import ConflictError, NotFoundError
+from play import services
 
 #: What a bot task did (also the task's result).
 APPLIED, STALE, MISSING = "applied", "stale", "missing"

@@ -8,7 +8,7 @@ stream. Making every middleware async would not help, the signals' receivers sta
 ``maumau.asgi`` sends these three paths here and everything else to Django.
 
 This app builds a real ``ASGIRequest`` (pure Python, no thread) and calls the same async views as
-Django would (:mod:`streams.views`), in the caller's language; the views reach the database only
+Django would (:mod:`live.views`), in the caller's language; the views reach the database only
 through the streams' small thread pool (``channels.db``). What the skipped middleware would add
 to these answers: none of them reads a session, a cookie, a CSRF token or a template. A client
 that goes away (``http.disconnect``) ends its stream at once, not at its next keep-alive, and its
@@ -20,7 +20,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import io
-import re
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -29,35 +28,26 @@ from django.core.handlers.asgi import ASGIRequest
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.utils import translation
 
+from live.routes import waiting_route
 from maumau import observability
-from streams import views
 
 Scope = dict[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
 Send = Callable[[dict[str, Any]], Awaitable[None]]
 
-_GAME_STREAM = re.compile(r"^/api/v1/games/(\d{1,10})/stream$")
-_ME_STREAM = "/api/v1/me/stream"
-_GAME_VIEW = re.compile(r"^/api/v1/games/(\d{1,10})$")
-_WAIT = re.compile(rb"(?:^|&)wait(?:=|&|$)")
 #: The status a request left by its client is counted under (nginx's "client closed request"); never sent.
 CLIENT_GONE = 499
 
 
-def route(scope: Scope) -> tuple[str, Callable[..., Awaitable[HttpResponse]], dict[str, int]] | None:
-    """The waiting endpoint a GET asks for (route name, view, its arguments), or None: Django's."""
-    if scope.get("type") != "http" or scope.get("method") != "GET":
+def route(scope: Scope) -> tuple[str, Callable[..., Awaitable[HttpResponse]], dict[str, Any]] | None:
+    """The waiting endpoint a request asks for (route name, view, its arguments), or None: Django's."""
+    if scope.get("type") != "http":
         return None
-    path = scope.get("path", "")
-    if path == _ME_STREAM:
-        return "me-stream", views.me_stream, {}
-    found = _GAME_STREAM.match(path)
-    if found:
-        return "game-stream", views.game_stream, {"game_id": int(found[1])}
-    found = _GAME_VIEW.match(path)
-    if found and _WAIT.search(scope.get("query_string", b"")):
-        return "game-wait", views.game_wait, {"game_id": int(found[1])}
-    return None
+    match = waiting_route(scope.get("method", ""), scope.get("path", ""),
+                          scope.get("query_string", b"").decode("latin-1"))
+    if match is None:
+        return None
+    return match.url_name, match.func, match.kwargs
 
 
 async def app(scope: Scope, receive: Receive, send: Send) -> None:

@@ -38,7 +38,7 @@ def _clock_tasks_send(game_id: int, version: int, deadline: datetime | None, her
     horizon = timezone.now() + timedelta(seconds=settings.MAUMAU_CLOCK_ETA_MAX_SECONDS)
     for task, when in ((turn_expire_task, deadline), (hermann_expire_task, hermann_deadline)):
         if when is None or when > horizon:
-            continue  # no deadline, or one for the sweep (see games.clocks)
+            continue  # no deadline, or one for the sweep (see play.clocks)
         try:
             task.apply_async(kwargs={"game_id": game_id, "version": version}, eta=when,
                              queue=settings.MAUMAU_CLOCK_QUEUE)
@@ -68,34 +68,34 @@ def _bot_move_send(game: Any) -> None:
 
 @shared_task(name="games.bot_move", acks_late=True, ignore_result=True)
 def bot_move_task(*, game_id: int, version: int) -> str:
-    from games import bots
+    from play import thinking as bots
 
     return bots.bot_move_make(game_id=game_id, version=version)
 
 
 @shared_task(name="games.turn_expire", acks_late=True, ignore_result=True)
 def turn_expire_task(*, game_id: int, version: int) -> str:
-    from games import clocks
+    from play import clocks
 
     return clocks.turn_expire(game_id=game_id, version=version)
 
 
 @shared_task(name="games.hermann_expire", acks_late=True, ignore_result=True)
 def hermann_expire_task(*, game_id: int, version: int) -> str:
-    from games import clocks
+    from play import clocks
 
     return clocks.hermann_expire(game_id=game_id, version=version)
 
 
 @shared_task(name="games.deadlines_sweep", ignore_result=True)
 def deadlines_sweep_task() -> int:
-    from games import clocks
+    from play import clocks
 
     return clocks.deadlines_sweep()
 
 
 @shared_task(name="games.idempotency_purge", ignore_result=True)
 def idempotency_purge_task() -> int:
-    from games import services
+    from play import services
 
     return services.idempotency_records_purge(keep=timedelta(hours=settings.MAUMAU_IDEMPOTENCY_KEEP_HOURS))

@@ -22,14 +22,11 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.contrib.auth.models import User
 from django.db import IntegrityError, InterfaceError, OperationalError, connection, transaction
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from accounts import tokens
-from accounts.models import SCOPES
-from games import engine, sql, tasks
+from games import engine, sql
 from games.ledger import ledger_genesis, move_hash, move_row
 from games.models import Game, IdempotencyRecord, League, Move, Player, Seat, Table
 from games.rule_messages import rule_message
@@ -43,6 +40,7 @@ from maumau.errors import (
     PermissionDeniedError,
     ValidationFailed,
 )
+from play import tasks
 from scoring import services as scoring_services
 from streams import channels
 from streams import services as stream_services
@@ -52,21 +50,6 @@ BOT_MOVE_LIMIT = 20_000
 #: A player's entropy: 1 to 64 printable ASCII characters without spaces, so it reads and hashes the same
 #: everywhere (no Unicode normalization, no trimming) and fits its column.
 ENTROPY = re.compile(r"[\x21-\x7e]{1,64}")
-
-
-# --- players ---------------------------------------------------------------------------------
-
-
-@database_retry.written_once_more
-def player_create(*, name: str) -> tuple[Player, str]:
-    """A guest: an auth user without a password (accounts.services can give it one later) and a first
-    token; returns (player, token key)."""
-    user = User.objects.create(username=f"p-{secrets.token_hex(12)}")
-    user.set_unusable_password()
-    user.save(update_fields=["password"])
-    player = Player.objects.create(name=name, user=user)
-    _token, key = tokens.token_issue(user=user, name="Sign-up", scopes=SCOPES, used=True)
-    return player, key
 
 
 # --- tables ----------------------------------------------------------------------------------
@@ -483,7 +466,7 @@ def move_submit(
 ) -> MoveOutcome:
     """Apply one action of ``actor``: ``"player"`` (``player``'s ``action``), ``"bot"`` (``action=None``:
     the bots on turn play; or the ``action`` a thinking bot of game seat ``bot_seat`` chose outside the
-    lock, see ``games.bots``) or ``"clock"`` (``action=None``: resolve the passed deadlines; with
+    lock, see ``play.thinking``) or ``"clock"`` (``action=None``: resolve the passed deadlines; with
     ``expected_version`` only those of that version, as an expiry task is set for).
 
     ``render(game, state, seats, viewer_seat, moves)`` builds the caller's answer inside the
@@ -738,7 +721,7 @@ def _bots_play(locked: LockedRound) -> None:
         turn = locked.state.turn
         if turn is not None and locked.seats[turn].bot_controlled:
             level = locked.seats[turn].player.bot_level or "basic"
-            if level == "strong":  # it thinks in a task after the commit, not under this lock (games.bots)
+            if level == "strong":  # it thinks in a task after the commit, not under this lock (play.thinking)
                 tasks.bot_move_schedule(locked.game)
                 return
             generator = random.Random(engine.bot_seed(locked.game.seed, locked.game.version))

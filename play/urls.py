@@ -3,10 +3,9 @@
 from django.urls import path
 
 import maumau.converters  # noqa: F401  (registers <id:...>)
-from games import apis
+from play import apis
 
 urlpatterns = [
-    path("players", apis.PlayerCreateApi.as_view(), name="player-create"),
     path("me", apis.MeApi.as_view(), name="me"),
     path("tables", apis.TableListCreateApi.as_view(), name="tables"),
     path("tables/<id:table_id>", apis.TableDetailApi.as_view(), name="table-detail"),

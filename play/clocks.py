@@ -6,7 +6,7 @@ race), set with every applied move. Three paths resolve them, and all three go t
 the game's row lock (the table's ``timeout_policy`` decides what a timeout does; the ledger records
 the clock's action). Whichever comes first wins; the others find nothing due:
 
-1. The expiry tasks (``games.tasks``), sent on commit with the game id and the version the deadline
+1. The expiry tasks (``play.tasks``), sent on commit with the game id and the version the deadline
    was set for, ``eta`` = the deadline. They act only on that version (:func:`turn_expire`).
    Deadlines further away than ``MAUMAU_CLOCK_ETA_MAX_SECONDS`` get no task: a broker ETA is only an
    earliest run time, Redis re-delivers unacked ETA tasks after its visibility timeout and RabbitMQ
@@ -29,9 +29,9 @@ from django.conf import settings
 from django.db.models import Q
 from django.utils import timezone
 
-from games import services
 from games.models import Game
 from maumau.errors import ConflictError, DomainError, NotFoundError
+from play import services
 
 logger = logging.getLogger(__name__)
 

@@ -18,17 +18,19 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import datetime
 from typing import Any, TypeVar
 
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
 
-from games import clocks, selectors, sql
+from accounts import authentication
+from games import selectors
 from games.models import Game, Player
 from lobby import selectors as chat
 from maumau.errors import MESSAGES, DomainError, ValidationFailed, error_body, json_busy
 from maumau.params import QUERY_INT_MAX, query_int
+from play import clocks
 from streams import channels
-from streams.conf import setting
 from streams.models import Notification
 
 PAGE = 200
@@ -51,14 +53,14 @@ def _unauthenticated() -> JsonResponse:
 
 
 def _player_for_token(header: str) -> Player:
-    """The caller's Player by ``Authorization: Token <key>``, through the same look-up as the DRF
-    views (``games.sql.token_with_user_and_player``: token, user and player in one statement)."""
+    """The caller's Player by ``Authorization: Token <key>``: the same ``authenticate`` as every DRF view."""
     parts = header.split()
     if len(parts) != 2 or parts[0].lower() != "token":
         raise _Unauthenticated()
-    token = sql.token_with_user_and_player(parts[1])
-    if token is None or not token.user.is_active or token.expired():
-        raise _Unauthenticated()
+    try:
+        token = authentication.authenticate(parts[1])
+    except authentication.NotAuthenticated as exc:
+        raise _Unauthenticated() from exc
     try:
         return token.user.player
     except Player.DoesNotExist as exc:
@@ -195,7 +197,7 @@ def _wait_params(request: HttpRequest) -> tuple[float, int | None, str | None]:
         raise ValidationFailed(details={"field": "wait", "reason": "seconds, at most 60"}) from exc
     if not wait >= 0:  # also refuses NaN
         raise ValidationFailed(details={"field": "wait", "reason": "seconds, at most 60"})
-    wait = min(wait, float(setting("STREAMS_LONGPOLL_MAX_SECONDS")))
+    wait = min(wait, float(settings.STREAMS_LONGPOLL_MAX_SECONDS))
     after = query_int(request.GET.get("after"), "after")
     if after is None:
         after = _version_from_etag(request.headers.get("If-None-Match", ""))
@@ -325,7 +327,7 @@ async def _game_events(game_id: int, viewer: int | None, after: int, delay: int 
     """Ledger rows as ``event: move`` (``id:`` = seq) and the table's chat as ``event: message`` (no
     ``id:``, so ``Last-Event-ID`` stays the ledger's; ``?messages_after=`` resumes the chat)."""
     sub = channels.hub().subscribe(channels.game_topic(game_id))
-    keepalive = float(setting("STREAMS_KEEPALIVE_SECONDS"))
+    keepalive = float(settings.STREAMS_KEEPALIVE_SECONDS)
     try:
         yield f"retry: 2000\n: game {game_id} after {after}\n\n".encode()
         while True:
@@ -376,7 +378,7 @@ async def me_stream(request: HttpRequest) -> HttpResponse:
 
 async def _me_events(player_id: int, after: int) -> AsyncIterator[bytes]:
     sub = channels.hub().subscribe(channels.player_topic(player_id))
-    keepalive = float(setting("STREAMS_KEEPALIVE_SECONDS"))
+    keepalive = float(settings.STREAMS_KEEPALIVE_SECONDS)
     try:
         yield f"retry: 2000\n: player {player_id} after {after}\n\n".encode()
         while True:

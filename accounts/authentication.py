@@ -1,0 +1,93 @@
+"""Who is calling: the one ``authenticate`` for every request, DRF's views and the waiting clients'
+streams and long-polls alike. Tokens are the accounts app's: hashed, scoped, optionally expiring.
+
+The look-up loads the token, its user and the user's player in one statement, since every request
+runs it."""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.utils.translation import gettext_lazy as _
+from rest_framework import exceptions
+from rest_framework.authentication import TokenAuthentication
+
+from accounts import tokens
+from accounts.models import AccessToken
+from games import presence, sql
+from games.models import Player
+
+
+@cache
+def _token_sql() -> str:
+    return (f"SELECT {sql.columns(AccessToken, 't')}, {sql.columns(User, 'u')}, {sql.columns(Player, 'p')} "
+            "FROM accounts_accesstoken t JOIN auth_user u ON u.id = t.user_id "
+            "LEFT JOIN games_player p ON p.user_id = u.id "
+            "WHERE t.prefix = %s")
+
+
+def _width(model: type[Any]) -> int:
+    return len(model._meta.concrete_fields)
+
+
+def token_with_user_and_player(key: str) -> AccessToken | None:
+    """The token whose key this is, with its user and player. Found by the key's prefix (an index),
+    then its digest compared in constant time (accounts.tokens): the row holds no key."""
+    if not key or len(key) > tokens.KEY_MAX_LENGTH:
+        return None
+    with sql.cursor() as c:
+        c.execute(_token_sql(), [tokens.key_prefix(key)])
+        rows = c.fetchall()
+    width = _width(AccessToken)
+    found = next(((t, r) for r in rows if tokens.key_matches(t := sql.load(AccessToken, r[:width]), key)), None)
+    if found is None:
+        return None
+    token, row = found
+    user_end = width + _width(User)
+    user = sql.load(User, row[width:user_end])
+    player = sql.load(Player, row[user_end:]) if row[user_end] is not None else None
+    AccessToken._meta.get_field("user").set_cached_value(token, user)
+    player_user = Player._meta.get_field("user")
+    player_user.remote_field.set_cached_value(user, player)
+    if player is not None:
+        player_user.set_cached_value(player, user)
+    return token
+
+
+class NotAuthenticated(Exception):
+    """The key names no usable token; ``message`` says why, for a 401."""
+
+    def __init__(self, message: Any) -> None:
+        super().__init__(str(message))
+        self.message = message
+
+
+def authenticate(key: str) -> AccessToken:
+    """The usable token of ``key`` (its user active, not expired), with its user and player loaded;
+    marks it used and its player seen. Raises :class:`NotAuthenticated`."""
+    token = token_with_user_and_player(key)
+    if token is None:
+        raise NotAuthenticated(_("Invalid token."))
+    if not token.user.is_active:
+        raise NotAuthenticated(_("User inactive or deleted."))
+    if token.expired():
+        raise NotAuthenticated(_("This token has expired."))
+    tokens.token_used(token)
+    player = getattr(token.user, "player", None)  # an admin account has none
+    if player is not None:
+        presence.player_seen(player)
+    return token
+
+
+class PlayerTokenAuthentication(TokenAuthentication):
+    """``Authorization: Token <key>``; ``request.user.player`` is then already loaded, ``request.auth``
+    is the :class:`accounts.models.AccessToken` (its scopes are checked by accounts.permissions)."""
+
+    def authenticate_credentials(self, key: str) -> tuple[Any, Any]:
+        try:
+            token = authenticate(key)
+        except NotAuthenticated as exc:
+            raise exceptions.AuthenticationFailed(exc.message) from exc
+        return token.user, token
