@@ -1,4 +1,4 @@
-"""Routes of /api/v1/ for accounts, log-in and tokens (no trailing slashes, as in API.md)."""
+"""Routes of /api/v1/ for accounts, log-in and tokens (no trailing slashes: docs/api.md)."""
 
 from django.urls import path
 

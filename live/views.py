@@ -2,7 +2,7 @@
 
 These are plain Django async views (DRF has no async views): under an ASGI server a waiting
 client costs a coroutine, not a thread. Authentication is DRF's token, looked up in the streams'
-own DB threads; errors use the API.md shape with messages in the caller's language.
+own DB threads; errors use the error shape of docs/api.md with messages in the caller's language.
 
 Reads go through the games selectors (``game_for_player``, ``move_data``, ``game_view``), so a
 stream shows exactly what ``GET /games/{id}/events`` and ``GET /games/{id}`` show: the engine's
@@ -99,7 +99,7 @@ def _not_get(request: HttpRequest) -> HttpResponse | None:
 
 def _authenticated(view: Callable[..., Awaitable[HttpResponse]]) -> Callable[..., Awaitable[HttpResponse]]:
     """What every view here does first and last: only GET passes; an unknown caller (the view's
-    :func:`_caller_and`) gets 401 and a DomainError its error, in the API.md shape. Exempt from CSRF:
+    :func:`_caller_and`) gets 401 and a DomainError its error, in the error shape of docs/api.md. Exempt from CSRF:
     callers authenticate by token, never by cookie, so a POST meets the 405."""
 
     @csrf_exempt

@@ -50,7 +50,7 @@ BUSY_RETRY_AFTER_SECONDS = 2
 
 
 class DomainError(Exception):
-    """A refusal the service decides on purpose; rendered as the API.md error shape."""
+    """A refusal the service decides on purpose; rendered in the error shape of docs/api.md."""
 
     code = "validation_error"
     status = 400
@@ -139,7 +139,7 @@ def _plain(value: Any) -> Any:
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
-    """DRF EXCEPTION_HANDLER: every error of every view in the API.md shape."""
+    """DRF EXCEPTION_HANDLER: every error of every view in the error shape of docs/api.md."""
     headers: dict[str, str] = {}
     if isinstance(exc, DomainError):
         # A 401 names the scheme that would be accepted (RFC 9110), a refused log-in's too.

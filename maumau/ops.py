@@ -98,7 +98,7 @@ CHECKS = {"database": _database, "broker": _broker, "channel": _channel}
 @require_GET
 def readyz(request: HttpRequest) -> JsonResponse:
     """Ready for traffic: the database answers with every migration applied, the broker and the
-    wake-up channel answer. 503 names what failed (in the API.md error shape)."""
+    wake-up channel answer. 503 names what failed (in the error shape of docs/api.md)."""
     checks: dict[str, str] = {}
     for name, check in CHECKS.items():
         started = time.perf_counter()

@@ -319,7 +319,7 @@ LOGGING = observability.logging_config(
                       for name in ("celery.beat", "celery.worker.strategy", "celery.app.trace")},
 )
 # /metrics: open to these networks ("*" for all), or with MAUMAU_METRICS_TOKEN set only to
-# "Authorization: Bearer <token>". Several processes: PROMETHEUS_MULTIPROC_DIR (see the README).
+# "Authorization: Bearer <token>". Several processes: PROMETHEUS_MULTIPROC_DIR (docs/operations.md).
 MAUMAU_METRICS_TOKEN = os.environ.get("MAUMAU_METRICS_TOKEN", "")
 MAUMAU_METRICS_NETWORKS = [
     ipaddress.ip_network(part.strip(), strict=False)

@@ -1,7 +1,7 @@
 """The operations that end the caller's token or account (log-out, password change, deletion, token
 revocation, a guest's upgrade), which the live schemathesis run (tests/api) leaves out because they
 would end its one token: fuzzed here in-process, each example with a fresh guest's token. Whatever a
-client sends, the answer is never a 500 and always has a JSON error body in the API.md shape."""
+client sends, the answer is never a 500 and always has a JSON error body in the error shape of docs/api.md."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""RULES.md section 2 and 3 (`classic`, seeds 000/002): one test per rule and option, on rigged deals.
+"""docs/rules.md, "A turn" and the `classic` preset: one test per rule and option, on rigged deals.
 
 Deals use the 32-card skat deck (7..A); every test names the cards it relies on.
 """

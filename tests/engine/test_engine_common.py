@@ -1,4 +1,4 @@
-"""RULES.md section 2 (turn structure of all rule sets) and section 6 (time limits)."""
+"""docs/rules.md, "A turn" (all rule sets) and "Clocks"."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""RULES.md section 5 (`house`, seed 004): jokers, covers, swaps, Hermann, calls, penalties, multipliers.
+"""docs/rules.md, the `house` preset: jokers, covers, swaps, Hermann, calls, penalties, multipliers.
 
 Each test switches off the calls it does not check (``pik_call``, ``announcements``, the Hermann
 race), so that one rule is checked at a time; the call tests switch them on again.

@@ -45,7 +45,7 @@ def cards_in(data: Any) -> set[str]:
 
 
 def resolve(action: dict[str, Any], rng: random.Random) -> dict[str, Any]:
-    """A legal-action entry may offer a joker's name as a list (API.md): pick one name to send."""
+    """A legal-action entry may offer a joker's name as a list (docs/api.md): pick one name to send."""
     names = action.get("as")
     if not names:
         return action

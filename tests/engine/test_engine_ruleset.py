@@ -1,4 +1,4 @@
-"""RULES.md: every rule set is a preset of one configuration; options are validated by name."""
+"""docs/rules.md, "The presets": every rule set is a preset of one configuration; options are validated by name."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""RULES.md section 4 (`tavern`, seed 001): the online tavern's rules on rigged 52-card deals."""
+"""docs/rules.md, the `tavern` preset: the online tavern's rules on rigged 52-card deals."""
 
 from __future__ import annotations
 
@@ -143,7 +143,7 @@ def test_tavern_mau_announced_automatically():
     assert card_counts(state) == [1, 1]
 
 
-# ---- the worked example of seed 001 (RULES.md section 4, "Beispiel") ----
+# ---- the worked example of seed 001 (the `tavern` rule text's "Beispiel") ----
 
 YOU = ["KH", "7S", "7C", "8C", "JS", "4D", "2H"]
 #: Kalle: KS, 7D, 4S, QH and three cards that are neither 7s nor diamonds nor jacks

@@ -1,5 +1,5 @@
 """What the OpenAPI schema promises about input, held by the API: no loose coercion, declared
-bounds enforced (400 in the API.md shape, nothing changed), and the answers the schema describes."""
+bounds enforced (400 in the error shape of docs/api.md, nothing changed), and the answers the schema describes."""
 
 from __future__ import annotations
 

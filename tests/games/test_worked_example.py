@@ -1,4 +1,4 @@
-"""RULES.md section 4: the worked example of seed 001 ("Beispiel"), replayed exactly over HTTP."""
+"""The `tavern` rule text's worked example ("Beispiel"), replayed exactly over HTTP."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""No free database connection is overload, not a bug: the API answers 503 in the API.md error shape
+"""No free database connection is overload, not a bug: the API answers 503 in the error shape of docs/api.md
 with Retry-After, counts it in the metrics, and never 500."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""House league limit (RULES.md 5, league_limit 500): reaching it (>= 500) loses the league."""
+"""House league limit (docs/rules.md "Scoring", league_limit 500): reaching it (>= 500) loses the league."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""League endpoints (API.md "Leagues"), table scoreboards and player statistics."""
+"""League endpoints (docs/api.md, leagues), table scoreboards and player statistics."""
 
 from __future__ import annotations
 

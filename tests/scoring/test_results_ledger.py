@@ -16,7 +16,7 @@ def lines_of(round_result: RoundResult) -> dict[int, PlayerResult]:
 
 
 def test_house_round_won_with_two_extra_jacks_scores_the_others_three_times(players, league_of):
-    """RULES.md 5 final_jacks: 5H then JC, JD on top = 2 extra jacks -> everyone else x3."""
+    """docs/rules.md "Scoring", house final_jacks: 5H then JC, JD on top = 2 extra jacks -> everyone else x3."""
     league = league_of("house")
     ada, bert, cleo = players(3)
     table = table_for([ada, bert, cleo], league)
@@ -37,7 +37,8 @@ def test_house_round_won_with_two_extra_jacks_scores_the_others_three_times(play
 
 
 def test_classic_ranking_breaks_a_tie_on_cards_left_by_card_points(players, make_table):
-    """RULES.md 3: fewer cards first; equal cards -> fewer points (A 11, 10 10, K 4, Q 3, J 2, face)."""
+    """docs/rules.md "Scoring", classic: fewer cards first; equal cards -> fewer points
+    (A 11, 10 10, K 4, Q 3, J 2, face)."""
     seated = players(4)
     table = make_table(seated, rules="classic")
     hands = [[], ["AS", "7C"], ["KH", "QH"], ["8D", "9D", "10D"]]  # 18, 7, 27 points
