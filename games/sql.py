@@ -3,11 +3,10 @@ read, and a move's writes as one statement (the token look-up is the accounts ap
 
 Why not the ORM here: compiling a query costs about as much as PostgreSQL needs to run one of these
 small statements, and a move runs several of them (docs/operations.md, "What a move costs the
-database"). Everything else stays with the ORM. The column lists follow the models
-(:func:`columns`); rows become model instances through Django's own ``Model.from_db``, after the converters the ORM applies (:func:`load`), so callers
-get what the QuerySets they replace gave them. On PostgreSQL the statements are prepared
-(:func:`cursor`) and JSON goes through orjson (several times json's speed: a move writes its snapshot,
-its ledger row and a notification).
+database"). Everything else stays with the ORM. The column lists follow the models (:func:`columns`);
+rows become model instances through Django's own ``Model.from_db``, after the converters the ORM
+applies (:func:`load`), so callers get what the QuerySets they replace gave them. On PostgreSQL the
+statements are prepared (:func:`cursor`) and JSON goes through orjson.
 """
 
 from __future__ import annotations
