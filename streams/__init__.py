@@ -1,5 +1,3 @@
-"""Asynchronous play: long-poll, server-sent event streams, notifications and signed webhooks.
-
-Waiting clients are served from the ASGI path (async views) and woken through a notification
-channel (:mod:`streams.channels`); moves stay on the ordinary sync path and only publish.
+"""A consumer of a move: the notifications it causes, the wake-up channel that tells waiting clients,
+and signed webhooks. The waiting endpoints themselves are the live app's (:mod:`live`).
 """
