@@ -19,13 +19,11 @@ from live import asgi as live_asgi  # noqa: E402  (after Django is set up)
 
 # The garbage collector, for a process holding thousands of open connections (each a few hundred
 # objects that live for hours): CPython's full collection walks every one of them, and with the default
-# thresholds it ran 22 times while one process opened 10,000 waiting clients (12 s of wall time of the
-# 65 s it took, on a busy 2-core machine) and again while they idled, as the long-polls asked every
-# minute aged into the oldest generation. Freezing what start-up made (modules, settings, URLconfs:
-# ~100,000 objects that live as long as the process) takes them out of every collection; a full
-# collection after 100 collections of the middle generation instead of 10 leaves 2 (0.8 s) for the same
-# 10,000 (bench.streams_ladder). Garbage without cycles is freed at once as ever; cyclic garbage that
-# reached the oldest generation waits longer.
+# thresholds it runs again and again while the waiting clients' objects age into the oldest generation.
+# Freezing what start-up made (modules, settings, URLconfs: objects that live as long as the process)
+# takes them out of every collection, and a full collection after 100 collections of the middle
+# generation instead of 10 makes them rare (``python -m bench.streams_ladder`` measures it). Garbage
+# without cycles is freed at once as ever; cyclic garbage that reached the oldest generation waits longer.
 gc.freeze()
 gc.set_threshold(700, 10, 100)
 

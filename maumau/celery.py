@@ -48,8 +48,8 @@ def _fire_more_timers_per_tick() -> None:
 
     kombu's ``Hub.fire_timers`` fires at most ``max_timers=10`` due entries per loop iteration and
     then polls with a 1 s timeout when that cap was hit, so a burst of more than 10 deadlines
-    falling due together (many tables on the same clock) waits up to a second for the rest. The
-    clock benchmark measured that as p50 ~0.9 s; with the cap raised the lag stays in milliseconds.
+    falling due together (many tables on the same clock) waits up to a second for the rest
+    (``python -m bench.clocks`` shows the lag).
     """
     from kombu.asynchronous.hub import Hub
 

@@ -324,9 +324,9 @@ class Hub:
 
 #: The backstop's read on PostgreSQL: every watched round's version and every watched player's last
 #: notification id, the ids passed as two arrays. Hand-written because the ORM's ``pk__in`` of a few
-#: thousand ids cost more CPU than everything else an idle process did (bench.streams_ladder at 10,000
-#: clients: the ORM read took 40 % of the idle process's CPU, every 2 seconds); each player's last id is
-#: one backward step of the (player, id) index, not a scan of the player's notifications.
+#: thousand ids cost more CPU than everything else an idle process did (bench.streams_ladder); each
+#: player's last id is one backward step of the (player, id) index, not a scan of the player's
+#: notifications.
 _TOPIC_VALUES_SQL = (
     "SELECT 'game:' || g.id, g.version FROM {game} g WHERE g.id = ANY(%s::bigint[]) "
     "UNION ALL SELECT 'player:' || p.id, (SELECT max(n.id) FROM {notification} n WHERE n.player_id = p.id) "
