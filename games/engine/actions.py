@@ -15,7 +15,7 @@ Client actions (API.md):
 Clock actions, never accepted from a client: ``{"type": "timeout"}`` (the turn holder's clock ran
 out; the table's ``timeout_policy`` resolves it) and ``{"type": "hermann_timeout"}`` (the KD race's
 time is up). Parsing checks shape and vocabulary only; whether a well-formed action is allowed now
-is the engine's question (:class:`~games.engine.engine.IllegalAction`).
+is the engine's question (:class:`~games.engine.legality.IllegalAction`).
 """
 
 from __future__ import annotations

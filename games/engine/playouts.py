@@ -13,7 +13,7 @@ move is a small value, built into an action dict only when it is chosen (:func:`
 :func:`playout_moves` lists them in the order of ``legal_actions``, one move per entry, so a random
 choice among them picks the same action as among the entries. :func:`playout_apply` applies a
 listed move without the checks it has passed already (no parsing, no ``check_play``); it changes the
-state exactly as :func:`~games.engine.engine.apply` does (``tests/engine/test_playouts.py``), and it
+state exactly as :func:`~games.engine.turns.apply` does (``tests/engine/test_playouts.py``), and it
 returns no events. A move that is not listed for the state must not be passed to it.
 """
 
@@ -27,12 +27,12 @@ from typing import Any
 from . import bots
 from .cards import RANK, SUITS, card_names, house_points, ranking_points
 from .effects import PENALTY, REVERSE, SIT_OUT, SKIP, WISH, rank_effect
-from .engine import _check_pass, _count_stuck_turn, _draw, _end_turn, _finish, apply
 from .legality import IllegalAction, fits
 from .moves import legal_actions
 from .piles import draw_cards
 from .rules import RuleSet
 from .state import ACTIVE, DRAWN, PLAY, GameState
+from .turns import _check_pass, _count_stuck_turn, _draw, _end_turn, _finish, apply
 
 DRAW = 0
 PASS = 1

@@ -10,7 +10,7 @@ The turn (RULES.md section 2; the options are fields of :class:`~games.engine.ru
   ``must_play``: drawing is allowed only with no playable card. With nothing to draw, pass.
 - An open 7 penalty is drawn whole with one ``draw``.
 - A full round of turns in which nobody could play or draw (stalemate) or ``max_turns`` ends the
-  round without a winner (:mod:`games.engine.scoring`).
+  round without a winner (:mod:`games.engine.results`).
 
 Readings where RULES.md is silent (**Decision**, closest to the seeds):
 
@@ -38,8 +38,8 @@ from .events import Event
 from .legality import IllegalAction, Plan, check_play, fits_now
 from .moves import has_play
 from .piles import draw_cards
+from .results import aborted_result, resigned_result, round_result
 from .rules import RuleSet
-from .scoring import aborted_result, resigned_result, round_result
 from .state import ACTIVE, DRAWN, FINISHED, PLAY, GameState
 
 __all__ = ["SetupError", "apply", "new_game", "new_game_from_setup", "penalize_illegal"]
@@ -152,7 +152,7 @@ def apply(state: GameState, seat: int | None, action: dict[str, Any]) -> tuple[G
         _timeout(state, events)
         return state, events
     seat = _seated(state, seat)
-    if kind == "resign":  # any time, on turn or not: the round ends (scoring.resigned_result)
+    if kind == "resign":  # any time, on turn or not: the round ends (results.resigned_result)
         events.append(ev.resigned(seat))
         _end_round(state, resigned_result(state.hands, state.rules.scoring, seat), events)
         return state, events
