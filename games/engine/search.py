@@ -181,10 +181,10 @@ class Knowledge:
         self._drew = None
         self.counts[seat] = self.counts.get(seat, 0) + count
         self.since[seat], self.choices[seat] = [], []
-        if event.get("reason") == "seven":  # only the 7's penalty settles it (engine._draw); a Hermann,
+        if event.get("reason") == "seven":  # only the 7's penalty settles it (turns.draw_on_turn); a Hermann,
             self.pending = 0                 # a forgotten call or a timeout card leaves it open
         voluntary = event.get("reason") is None and not self._clock_turn
-        if voluntary and self.rules.must_play:  # engine._note_lacking and piles.draw_cards
+        if voluntary and self.rules.must_play:  # what turns.draw_on_turn notes (a penalty forgets it)
             self.lacking[seat] = [self.wish if self.wish not in (None, "*") else SUIT[self.top]]
         elif event.get("reason") is not None:
             self.lacking.pop(seat, None)
