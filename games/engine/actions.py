@@ -1,6 +1,6 @@
 """Actions: parsed from client JSON into one normalized dict shape, rendered back as JSON.
 
-Client actions (API.md):
+Client actions (what each does in play: docs/rules.md):
 
 - ``{"type": "play", "cards": ["7S"], "wish": "D"?, "as": {"X1": "7S"}?, "target": 2?, "say": [...]?}``
   ``cards`` in the order they are laid (an ace before its cover, final jacks last); ``wish`` after a

@@ -13,7 +13,7 @@
   wish). Calls still owed from one's own previous move are charged first (:func:`penalty_cards`):
   those penalty cards are in the hand when the play is judged.
 
-Readings where RULES.md is silent (**Decision**, closest to the seeds): during an open 7 penalty a
+Readings where docs/rules.md is silent (**Decision**, closest to the seeds): during an open 7 penalty a
 move is a single 7 (no ace cover, no final jacks). A QH or jack on a winning last card needs no
 target or wish (its effect does not apply). A hand emptied without winning for want of "Mau-Mau"
 needs neither: a missing wish leaves the jack's own suit, and a missing target swaps nothing.

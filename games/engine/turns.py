@@ -1,6 +1,6 @@
 """A round of Mau-Mau: the deal, and ``apply(state, seat, action)`` for every action of a turn.
 
-The turn (RULES.md section 2; the options are fields of :class:`~games.engine.rules.RuleSet`):
+The turn (docs/rules.md, "A turn"; the options are fields of :class:`~games.engine.rules.RuleSet`):
 
 - Deal ``hand_size`` cards each; the next card is the starter (an excluded rank or a joker goes to
   the bottom of the stock and the next card is turned); the rest is the stock. Seat ``first`` opens.
@@ -12,7 +12,7 @@ The turn (RULES.md section 2; the options are fields of :class:`~games.engine.ru
 - A full round of turns in which nobody could play or draw (stalemate) or ``max_turns`` ends the
   round without a winner (:mod:`games.engine.results`).
 
-Readings where RULES.md is silent (**Decision**, closest to the seeds):
+Readings where docs/rules.md is silent (**Decision**, closest to the seeds):
 
 - The turn's clock (``timeout``): ``penalty`` draws an open 7 penalty first (the player did not
   counter in time), then one card, then the turn passes; ``skip`` draws the open penalty or, if
