@@ -3,25 +3,26 @@
 Everything else in the service calls it: the API applies players' moves with :func:`apply`, the
 bots and the turn clock choose through :func:`legal_actions`, and every response is built by
 :func:`player_view` and :func:`redact_events`. Each module states the rules it carries out:
-:mod:`~games.engine.engine` (the deal and the turn), :mod:`~games.engine.legality` (what may be
+:mod:`~games.engine.turns` (the deal and the turn), :mod:`~games.engine.legality` (what may be
 played), :mod:`~games.engine.effects` (what each card does), :mod:`~games.engine.calls` ("Mau",
-"Pik", "Hermann"), :mod:`~games.engine.moves` (listing the legal actions), :mod:`~games.engine.scoring`,
+"Pik", "Hermann"), :mod:`~games.engine.moves` (listing the legal actions), :mod:`~games.engine.results`,
 :mod:`~games.engine.playouts` (the fast path search runs on), :mod:`~games.engine.search` (the
 ``strong`` bot);
 the options and presets are in :mod:`~games.engine.rules`, the events in :mod:`~games.engine.events`,
-the fair deal's hashes in :mod:`~games.engine.fairness`.
+the fair deal's hashes in :mod:`~games.engine.seeds`.
 """
 
 from .actions import ActionError, parse_action
 from .bots import BOT_LEVELS, choose_bot_action
 from .cards import build_deck, card_names, is_card_code
-from .engine import SetupError, apply, new_game, new_game_from_setup, penalize_illegal
-from .fairness import bot_seed, deal_seed, seed_commitment
 from .legality import IllegalAction
 from .moves import legal_actions
+from .results import round_result
 from .rules import PRESETS, RuleSet, RulesError
 from .search import Knowledge, strong_action
+from .seeds import SCHEME, bot_seed, deal_seed, seed_commitment
 from .state import GameState
+from .turns import SetupError, apply, new_game, new_game_from_setup, penalize_illegal
 from .view import deal_event, player_view, redact_event, redact_events
 
 __all__ = [
@@ -33,6 +34,7 @@ __all__ = [
     "Knowledge",
     "RuleSet",
     "RulesError",
+    "SCHEME",
     "SetupError",
     "apply",
     "bot_seed",
@@ -50,6 +52,7 @@ __all__ = [
     "player_view",
     "redact_event",
     "redact_events",
+    "round_result",
     "seed_commitment",
     "strong_action",
 ]

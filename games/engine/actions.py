@@ -1,6 +1,6 @@
 """Actions: parsed from client JSON into one normalized dict shape, rendered back as JSON.
 
-Client actions (API.md):
+Client actions (what each does in play: docs/rules.md):
 
 - ``{"type": "play", "cards": ["7S"], "wish": "D"?, "as": {"X1": "7S"}?, "target": 2?, "say": [...]?}``
   ``cards`` in the order they are laid (an ace before its cover, final jacks last); ``wish`` after a
@@ -15,7 +15,7 @@ Client actions (API.md):
 Clock actions, never accepted from a client: ``{"type": "timeout"}`` (the turn holder's clock ran
 out; the table's ``timeout_policy`` resolves it) and ``{"type": "hermann_timeout"}`` (the KD race's
 time is up). Parsing checks shape and vocabulary only; whether a well-formed action is allowed now
-is the engine's question (:class:`~games.engine.engine.IllegalAction`).
+is the engine's question (:class:`~games.engine.legality.IllegalAction`).
 """
 
 from __future__ import annotations

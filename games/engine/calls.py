@@ -8,7 +8,7 @@
 - KD (``king_of_diamonds_hermann``) starts the Hermann race: every seat must say "hermann"; when all
   but one have, that one draws one card (``hermann_timeout`` makes all who have not draw one).
 
-Readings where RULES.md is silent (**Decision**, closest to the seeds):
+Readings where docs/rules.md is silent (**Decision**, closest to the seeds):
 
 - Calls owed are settled by the next *turn* action of any seat (a play, draw, pass or a clock
   timeout); the words of that play count for its own player, so calls owed from one's own previous

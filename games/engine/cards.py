@@ -44,7 +44,7 @@ def is_joker(card: str) -> bool:
 
 
 def is_card_code(code: object) -> bool:
-    """True for any code RULES.md defines (a French card or a joker), whatever the deck."""
+    """True for any code docs/rules.md defines (a French card or a joker), whatever the deck."""
     return isinstance(code, str) and (code in RANK or code in JOKERS)
 
 

@@ -19,6 +19,7 @@ seat after it sit out, a jack lets it play any suit. **Decision**: Q and K have 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from . import events as ev
@@ -58,15 +59,17 @@ class TurnEffects:
     hermann: bool = False
 
 
-def played_effects(state: GameState, seat: int, names: list[str], events: list[Event]) -> TurnEffects:
-    """Open or grow the 7 penalty now; return what the cards do to the turn and the calls."""
+def played_effects(state: GameState, seat: int, names: Sequence[str], events: list[Event] | None) -> TurnEffects:
+    """Open or grow the 7 penalty now; return what the cards do to the turn and the calls.
+    ``events`` None records nothing (a playout)."""
     rules = state.rules
     effects = TurnEffects()
     for name in names:
         effect = rank_effect(rules, RANK[name])
         if effect == PENALTY:
             state.pending_draw += rules.seven_draws
-            events.append(ev.penalty_grew(seat, state.pending_draw))
+            if events is not None:
+                events.append(ev.penalty_grew(seat, state.pending_draw))
         elif effect == SKIP:
             effects.skips += 1
         elif effect == REVERSE:
@@ -94,9 +97,10 @@ def starter_effect(state: GameState, starter: str, first: int) -> None:
         state.wish = "*"
 
 
-def set_wish(state: GameState, seat: int, previous_top: str, names: list[str], wish: str | None,
-             events: list[Event]) -> None:
-    """A jack on top wishes; any other card ends the wish. Tracks the first wish of a run of jacks."""
+def set_wish(state: GameState, seat: int, previous_top: str, names: Sequence[str], wish: str | None,
+             events: list[Event] | None) -> None:
+    """A jack on top wishes; any other card ends the wish. Tracks the first wish of a run of jacks.
+    ``events`` None records nothing (a playout)."""
     if rank_effect(state.rules, RANK[state.top]) != WISH:
         state.wish = None
         state.first_wish = None
@@ -107,7 +111,7 @@ def set_wish(state: GameState, seat: int, previous_top: str, names: list[str], w
     elif state.first_wish is None:
         state.first_wish = state.wish if state.wish not in (None, "*") else SUIT[previous_top]
     state.wish = wish
-    if wish is not None:
+    if wish is not None and events is not None:
         events.append(ev.wished(seat, wish))
 
 

@@ -1,7 +1,8 @@
 """Events: what happened in a move, as plain JSON objects, one constructor per event type.
 
-Every event the engine emits is built here, so this module is the list of them (API.md). Cards
-drawn and dealt are secret: :mod:`games.engine.view` redacts them for each seat.
+Every event the engine emits is built here, so this module is the list of them (what they mean in
+play: docs/rules.md). Cards drawn and dealt are secret: :mod:`games.engine.view` redacts them for
+each seat.
 """
 
 from __future__ import annotations

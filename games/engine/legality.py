@@ -13,7 +13,7 @@
   wish). Calls still owed from one's own previous move are charged first (:func:`penalty_cards`):
   those penalty cards are in the hand when the play is judged.
 
-Readings where RULES.md is silent (**Decision**, closest to the seeds): during an open 7 penalty a
+Readings where docs/rules.md is silent (**Decision**, closest to the seeds): during an open 7 penalty a
 move is a single 7 (no ace cover, no final jacks). A QH or jack on a winning last card needs no
 target or wish (its effect does not apply). A hand emptied without winning for want of "Mau-Mau"
 needs neither: a missing wish leaves the jack's own suit, and a missing target swaps nothing.
@@ -21,6 +21,7 @@ needs neither: a missing wish leaves the jack's own suit, and a missing target s
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -65,7 +66,7 @@ def covers_ace(rules: RuleSet, ace: str, name: str) -> bool:
     return fits(rules, ace, None, None, name)
 
 
-def _jack_is_last(rules: RuleSet, names: list[str]) -> bool:
+def _jack_is_last(rules: RuleSet, names: Sequence[str]) -> bool:
     """Whether a move's "last card" is a wild jack: its first card after any aces (final jacks follow it)."""
     if not rules.jack_wild:
         return False
@@ -91,7 +92,7 @@ _GOES_ON = [[[Outcome(False, empties, wish, swap) for swap in (False, True)] for
             for empties in (False, True)]
 
 
-def judge(rules: RuleSet, names: list[str], hand_size: int, said_maumau: bool) -> Outcome:
+def judge(rules: RuleSet, names: Sequence[str], hand_size: int, said_maumau: bool) -> Outcome:
     """The outcome of laying ``names`` (jokers by their names) from a hand of ``hand_size`` cards.
 
     Move listing asks it with every call said; the play checker with the calls of the play."""

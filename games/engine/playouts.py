@@ -13,8 +13,16 @@ move is a small value, built into an action dict only when it is chosen (:func:`
 :func:`playout_moves` lists them in the order of ``legal_actions``, one move per entry, so a random
 choice among them picks the same action as among the entries. :func:`playout_apply` applies a
 listed move without the checks it has passed already (no parsing, no ``check_play``); it changes the
-state exactly as :func:`~games.engine.engine.apply` does (``tests/engine/test_playouts.py``), and it
+state exactly as :func:`~games.engine.turns.apply` does (``tests/engine/test_playouts.py``), and it
 returns no events. A move that is not listed for the state must not be passed to it.
+
+The rules stay the engine's: a move is carried out by the steps ``apply`` takes for it
+(:func:`~games.engine.turns.lay_cards`, :func:`~games.engine.effects.played_effects`,
+:func:`~games.engine.effects.set_wish`, :func:`~games.engine.turns.end_turn`,
+:func:`~games.engine.turns.draw_on_turn`, :func:`~games.engine.turns.pass_turn`,
+:func:`~games.engine.turns.finish_round`), given no event list; what is this module's own is the
+listing, from tables of :func:`~games.engine.legality.fits` and
+:func:`~games.engine.effects.rank_effect` made once per rule set.
 """
 
 from __future__ import annotations
@@ -26,13 +34,13 @@ from typing import Any
 
 from . import bots
 from .cards import RANK, SUITS, card_names, house_points, ranking_points
-from .effects import PENALTY, REVERSE, SIT_OUT, SKIP, WISH, rank_effect
-from .engine import _check_pass, _count_stuck_turn, _draw, _end_turn, _finish, apply
-from .legality import IllegalAction, fits
+from .effects import WISH, played_effects, rank_effect, set_wish
+from .legality import IllegalAction, fits, judge
 from .moves import legal_actions
 from .piles import draw_cards
 from .rules import RuleSet
-from .state import ACTIVE, DRAWN, PLAY, GameState
+from .state import ACTIVE, DRAWN, GameState
+from .turns import apply, check_pass, draw_on_turn, end_turn, finish_round, lay_cards, pass_turn
 
 DRAW = 0
 PASS = 1
@@ -51,10 +59,9 @@ class _Compact:
     jacks: frozenset[str]  # cards that wish when played (wild jacks)
     wished: dict[str, tuple[tuple[str, str], ...]]  # each jack with each wish, in SUITS order
     fitting: dict[tuple[str, str | None, str | None], frozenset[str]]
+    on_top: dict[str, frozenset[str]]  # the fitting cards with no wish, by top card: most turns
     must_play: bool
     jack_can_win: bool
-    seven_draws: int
-    max_turns: int
     worth: dict[str, float]  # the basic bot's weighing of a card laid: half its points, less 40 for a jack
     jack_rank: frozenset[str]  # the jacks, wild or not: the basic bot counts no jack in a suit
     draws_or_skips: frozenset[str]  # the 7s and 8s, which the basic bot lays sooner near a round's end
@@ -103,8 +110,9 @@ def _compact_build(rules: RuleSet) -> _Compact | None:
     jack_rank = frozenset(name for name in names if RANK[name] == "J")
     worth = {name: bots.POINTS_SHED * points(name) - (bots.JACK_KEPT if name in jack_rank else 0) for name in names}
     draws_or_skips = frozenset(name for name in names if RANK[name] in ("7", "8"))
-    return _Compact(rules, names, effect, jacks, wished, {}, rules.must_play, rules.jack_can_win, rules.seven_draws,
-                    rules.max_turns, worth, jack_rank, draws_or_skips)
+    on_top = {top: frozenset(name for name in names if fits(rules, top, None, None, name)) for top in names}
+    return _Compact(rules, names, effect, jacks, wished, {}, on_top, rules.must_play, rules.jack_can_win, worth,
+                    jack_rank, draws_or_skips)
 
 
 def playout_moves(state: GameState, seat: int) -> list[Move]:
@@ -160,98 +168,40 @@ def playout_apply(state: GameState, seat: int, move: Move) -> None:
 
 
 def _compact_apply(state: GameState, seat: int, move: Move, compact: _Compact) -> None:
+    """A compact move, by the steps ``apply`` takes for it once the move is known to be legal."""
     kind = move.__class__
-    state.penalized_plays = []
+    if state.penalized_plays:  # apply empties it; a playout leaves an empty one alone
+        state.penalized_plays = []
     if kind is str:
         _play_one(state, seat, move, None, compact)  # type: ignore[arg-type]
     elif kind is tuple:
         _play_one(state, seat, move[0], move[1], compact)  # type: ignore[index]
     elif move == DRAW:
-        if state.pending_draw or not state.stock:
-            _draw(state, seat, [])  # a penalty, or a reshuffle first: the engine's own step
-            return
-        card = state.stock.pop()  # _draw's voluntary draw of one card, without events
-        state.hands[seat].append(card)
-        state.idle = 0
-        if compact.must_play:
-            wish = state.wish
-            state.lacking[seat] = [wish if wish is not None and wish != "*" else state.top[-1]]
-        fit = compact.fitting.get((state.top, state.wish, state.first_wish))
-        if fit is None:
-            fit = compact.fit(state.top, state.wish, state.first_wish)
-        if card in fit:
-            state.phase = DRAWN
-            state.drawn = card
-        else:
-            _next_turn(state, seat, compact, 0, 0, False)
+        draw_on_turn(state, seat, None)
     else:
-        could_play = _check_pass(state, seat)
-        if state.phase == PLAY:
-            _count_stuck_turn(state, could_play)
-        _next_turn(state, seat, compact, 0, 0, False)
+        pass_turn(state, seat, check_pass(state, seat), None)
 
 
 def _play_one(state: GameState, seat: int, card: str, wish: str | None, compact: _Compact) -> None:
-    """One card under compact rules (no calls, no jokers, no cover, no target): ``engine._play``
-    for that case, step by step."""
-    hand = state.hands[seat]
+    """One card under compact rules (no calls, no jokers, no cover, no target): ``apply``'s play
+    for that case, by the same steps without the plan and the events."""
     previous_top = state.top
-    hand.remove(card)
-    state.discard.append(card)
-    state.top = card
-    state.phase = PLAY
-    state.drawn = None
-    state.idle = 0
+    laid = (card,)
+    lay_cards(state, seat, laid, card)
     effect = compact.effect[card]
-    if not hand:
-        if compact.jack_can_win or effect != WISH:
-            _finish(state, seat, "mau_mau", 1, [])
+    if not state.hands[seat]:
+        if judge(compact.rules, laid, 1, True).wins:
+            finish_round(state, seat, "mau_mau", 1, None)
             return
-        draw_cards(state, seat, 1, "jack_last", [])
-    if effect is None:
+        draw_cards(state, seat, 1, "jack_last", None)
+    if effect is None:  # a plain card: played_effects has nothing to do, nor set_wish without a wish
         if state.wish is not None or state.first_wish is not None:
-            state.wish = state.first_wish = None
-        if state.sitting_out:
-            _end_turn(state, seat, [])
-            return
-        players = len(state.hands)  # _next_turn, inlined for the most common move
-        state.turn = (seat + state.direction) % players
-        state.turns += 1
-        if state.turns >= compact.max_turns:
-            _finish(state, None, "max_turns", 1, [])
+            set_wish(state, seat, previous_top, laid, wish, None)
+        end_turn(state, seat, None)
         return
-    if effect == WISH:  # effects.set_wish for one card
-        if compact.effect[previous_top] == WISH:
-            if state.first_wish is None:
-                state.first_wish = state.wish if state.wish not in (None, "*") else previous_top[-1]
-        else:
-            state.first_wish = wish
-        state.wish = wish
-        _next_turn(state, seat, compact, 0, 0, False)
-        return
-    state.wish = state.first_wish = None
-    if effect == PENALTY:
-        state.pending_draw += compact.seven_draws
-        _next_turn(state, seat, compact, 0, 0, False)
-    else:
-        _next_turn(state, seat, compact, effect == SKIP, effect == REVERSE, effect == SIT_OUT)
-
-
-def _next_turn(state: GameState, seat: int, compact: _Compact, skips: int, reverses: int,
-               second_skip: bool) -> None:
-    """``engine._end_turn`` without its events; the common case (nobody skipped or sitting out) first."""
-    if skips or reverses or second_skip or state.sitting_out:
-        _end_turn(state, seat, [], skips, reverses, second_skip)
-        return
-    state.phase = PLAY
-    state.drawn = None
-    players = len(state.hands)
-    state.turn = (seat + state.direction) % players
-    state.turns += 1
-    if state.idle >= players:
-        _finish(state, None, "stalemate", 1, [])
-    elif state.turns >= compact.max_turns:
-        _finish(state, None, "max_turns", 1, [])
+    effects = played_effects(state, seat, laid, None)
+    set_wish(state, seat, previous_top, laid, wish, None)
+    end_turn(state, seat, None, effects.skips, effects.reverses, effects.second_skip)
 
 
 def playout(state: GameState, random: Callable[[], float], plays_first: bool = False, sensible: bool = False,
@@ -272,7 +222,8 @@ def playout(state: GameState, random: Callable[[], float], plays_first: bool = F
     decisions = 0
     plays_first = plays_first or sensible
     if compact is not None:  # _compact_moves, inlined: this loop is where search spends its time
-        fitting, jacks, wished, must_play = compact.fitting, compact.jacks, compact.wished, compact.must_play
+        fitting, on_top, jacks, wished = compact.fitting, compact.on_top, compact.jacks, compact.wished
+        must_play = compact.must_play
         last_jack_wins = compact.jack_can_win
         hands = state.hands
         while state.status == ACTIVE and decisions < limit:
@@ -285,14 +236,18 @@ def playout(state: GameState, random: Callable[[], float], plays_first: bool = F
                 if not (plays_first and moves):
                     moves.append(DRAW)
             else:
-                fit = fitting.get((state.top, state.wish, state.first_wish))
-                if fit is None:
-                    fit = compact.fit(state.top, state.wish, state.first_wish)
+                if state.wish is None and state.first_wish is None:
+                    fit = on_top[state.top]
+                else:
+                    fit = fitting.get((state.top, state.wish, state.first_wish))
+                    if fit is None:
+                        fit = compact.fit(state.top, state.wish, state.first_wish)
                 moves = [card for card in candidates if card in fit]
                 if sensible and moves:
                     plain = [card for card in moves if card not in jacks] or moves
                     card = plain[int(random() * len(plain))]
-                    state.penalized_plays = []
+                    if state.penalized_plays:
+                        state.penalized_plays = []
                     if card in jacks and not (last_jack_wins and len(hand) == 1):
                         _play_one(state, seat, card, _suit_held_most(hand, jacks, card), compact)
                     else:
@@ -307,9 +262,12 @@ def playout(state: GameState, random: Callable[[], float], plays_first: bool = F
                 elif not (moves and (must_play or plays_first)):
                     moves.append(DRAW if len(state.stock) + len(state.discard) > 1 else PASS)
             move = moves[int(random() * len(moves))]
-            if move.__class__ is str:
+            if state.penalized_plays:
                 state.penalized_plays = []
+            if move.__class__ is str:
                 _play_one(state, seat, move, None, compact)  # type: ignore[arg-type]
+            elif move == DRAW:
+                draw_on_turn(state, seat, None)
             else:
                 _compact_apply(state, seat, move, compact)
             decisions += 1

@@ -1,7 +1,7 @@
 """Rule sets: one frozen configuration, three presets (``classic``, ``tavern``, ``house``).
 
-Every option of RULES.md is a field of :class:`RuleSet`; a preset is a set of values for them and
-any option may be overridden per table. An option that a set's table in RULES.md does not list is
+Every option of docs/rules.md is a field of :class:`RuleSet`; a preset is a set of values for them and
+any option may be overridden per table. An option that a set's table in docs/rules.md does not list is
 off there, with these readings (**Decision**, each closest to its seed):
 
 - ``jack_wild`` is on in ``tavern`` and ``house`` too: their tables describe wild, wishing jacks

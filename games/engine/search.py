@@ -51,16 +51,13 @@ from .state import ACTIVE, DRAWN, PLAY, GameState
 EXPLORATION = 0.7
 #: how many standard errors the search's best move must lead the basic bot's choice by to replace it
 CONFIDENCE = 1.0
-#: a playout stops after this many decisions and scores the hands' sizes (0: play to the end); measured
-#: with bench.bots over 300 games per line-up, it won more in every line-up than playing to the end,
-#: in half the time: the far end of a random round is mostly noise
+#: a playout stops after this many decisions and scores the hands' sizes (0: play to the end): the far
+#: end of a random round is mostly noise, so cutting it off wins as often or more in less time (bench.bots)
 CUTOFF = 20
 #: the chain of worlds (:class:`Worlds`) takes this many steps before its first world ...
 BURN_IN = 300
-#: ... and this many between two worlds. bench.bots at 1000 playouts, against the deals it replaced:
-#: tavern with two players, games 0-1999, 1,202 wins against 1,197 (0.637 against 0.607 on games 0-599,
-#: 0.586 against 0.595 on 600-1999: no gain beyond the noise); four players, games 0-1199, 0.272 against
-#: 0.264 (0.265 against 0.280 on 800-1199); LIKELIHOOD 0.03 instead of 0.1, 0.263 against 0.287 on 0-399
+#: ... and this many between two worlds. With bench.bots the chain wins as often as the whole deals it
+#: replaced (no gain beyond the noise, in less time), and a smaller LIKELIHOOD won less
 STEPS = 4
 #: the chance that a world is kept though one of those plays is not the one the basic bot would have made
 #: (per play): people do not weigh their cards as the basic bot does, so a world is never ruled out
@@ -181,10 +178,10 @@ class Knowledge:
         self._drew = None
         self.counts[seat] = self.counts.get(seat, 0) + count
         self.since[seat], self.choices[seat] = [], []
-        if event.get("reason") == "seven":  # only the 7's penalty settles it (engine._draw); a Hermann,
+        if event.get("reason") == "seven":  # only the 7's penalty settles it (turns.draw_on_turn); a Hermann,
             self.pending = 0                 # a forgotten call or a timeout card leaves it open
         voluntary = event.get("reason") is None and not self._clock_turn
-        if voluntary and self.rules.must_play:  # engine._note_lacking and piles.draw_cards
+        if voluntary and self.rules.must_play:  # what turns.draw_on_turn notes (a penalty forgets it)
             self.lacking[seat] = [self.wish if self.wish not in (None, "*") else SUIT[self.top]]
         elif event.get("reason") is not None:
             self.lacking.pop(seat, None)
@@ -383,11 +380,9 @@ class Worlds:
     deals the other hands and the stock from the cards left, as :meth:`Knowledge._deal` does.
 
     Why: dealing whole worlds anew until one agreed (12 tries at most) rarely found one once three
-    others had plays to read, and worked out the frame of a world for every playout. Over 292 turns
-    of 40 four-player tavern rounds of basic bots, 0.84 of the chain's worlds agree with every play
-    read, against 0.75 of those deals and 0.34 of blind ones; a search of 1000 playouts there takes
-    100 ms instead of 177. The plays say little, though: the others' true cards are 0.180 of the
-    cards dealt to them here, 0.179 and 0.168 there.
+    others had plays to read, and worked out the frame of a world for every playout; the chain's
+    worlds agree with the plays read more often, and it is faster. The plays say little, though: a
+    world guesses the others' true cards hardly better than a blind deal.
     """
 
     def __init__(self, knowledge: Knowledge, view: dict[str, Any], rng: random.Random) -> None:

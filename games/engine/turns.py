@@ -1,6 +1,6 @@
 """A round of Mau-Mau: the deal, and ``apply(state, seat, action)`` for every action of a turn.
 
-The turn (RULES.md section 2; the options are fields of :class:`~games.engine.rules.RuleSet`):
+The turn (docs/rules.md, "A turn"; the options are fields of :class:`~games.engine.rules.RuleSet`):
 
 - Deal ``hand_size`` cards each; the next card is the starter (an excluded rank or a joker goes to
   the bottom of the stock and the next card is turned); the rest is the stock. Seat ``first`` opens.
@@ -10,9 +10,9 @@ The turn (RULES.md section 2; the options are fields of :class:`~games.engine.ru
   ``must_play``: drawing is allowed only with no playable card. With nothing to draw, pass.
 - An open 7 penalty is drawn whole with one ``draw``.
 - A full round of turns in which nobody could play or draw (stalemate) or ``max_turns`` ends the
-  round without a winner (:mod:`games.engine.scoring`).
+  round without a winner (:mod:`games.engine.results`).
 
-Readings where RULES.md is silent (**Decision**, closest to the seeds):
+Readings where docs/rules.md is silent (**Decision**, closest to the seeds):
 
 - The turn's clock (``timeout``): ``penalty`` draws an open 7 penalty first (the player did not
   counter in time), then one card, then the turn passes; ``skip`` draws the open penalty or, if
@@ -27,6 +27,7 @@ before the first change, so a refused action (:class:`IllegalAction`) leaves the
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from . import events as ev
@@ -35,11 +36,11 @@ from .calls import announce, close_hermann, say, settle_calls, start_hermann
 from .cards import RANK, SUIT, build_deck, secret_shuffle
 from .effects import played_effects, set_wish, starter_effect, swap_hands
 from .events import Event
-from .legality import IllegalAction, Plan, check_play, fits_now
+from .legality import IllegalAction, Plan, check_play, fits
 from .moves import has_play
 from .piles import draw_cards
+from .results import aborted_result, resigned_result, round_result
 from .rules import RuleSet
-from .scoring import aborted_result, resigned_result, round_result
 from .state import ACTIVE, DRAWN, FINISHED, PLAY, GameState
 
 __all__ = ["SetupError", "apply", "new_game", "new_game_from_setup", "penalize_illegal"]
@@ -152,7 +153,7 @@ def apply(state: GameState, seat: int | None, action: dict[str, Any]) -> tuple[G
         _timeout(state, events)
         return state, events
     seat = _seated(state, seat)
-    if kind == "resign":  # any time, on turn or not: the round ends (scoring.resigned_result)
+    if kind == "resign":  # any time, on turn or not: the round ends (results.resigned_result)
         events.append(ev.resigned(seat))
         _end_round(state, resigned_result(state.hands, state.rules.scoring, seat), events)
         return state, events
@@ -173,15 +174,12 @@ def apply(state: GameState, seat: int | None, action: dict[str, Any]) -> tuple[G
         _check_draw(state, seat)
         state.penalized_plays = []
         settle_calls(state, seat, (), events)
-        _draw(state, seat, events)
+        draw_on_turn(state, seat, events)
     elif kind == "pass":
-        could_play = _check_pass(state, seat)
+        could_play = check_pass(state, seat)
         state.penalized_plays = []
         settle_calls(state, seat, (), events)
-        if state.phase == PLAY:
-            _count_stuck_turn(state, could_play)
-        events.append(ev.passed(seat))
-        _end_turn(state, seat, events)
+        pass_turn(state, seat, could_play, events)
     else:
         raise IllegalAction("unknown_action", f"unknown action type {kind!r}")
     return state, events
@@ -230,8 +228,9 @@ def _check_draw(state: GameState, seat: int) -> None:
         raise IllegalAction("must_play", "you can play, so you must play")
 
 
-def _check_pass(state: GameState, seat: int) -> bool:
-    """Validate a pass; returns whether the player could have played (for the stalemate count)."""
+def check_pass(state: GameState, seat: int) -> bool:
+    """Validate a pass; returns whether the player could have played (for the stalemate count).
+    Public, as are the steps of a turn below, so that the playouts take a turn by ``apply``'s rules."""
     if state.phase == DRAWN:
         return True
     if state.pending_draw:
@@ -248,22 +247,15 @@ def _play(state: GameState, seat: int, action: dict[str, Any], plan: Plan, event
     rules = state.rules
     cards = action["cards"]
     names = plan.names
-    hand = state.hands[seat]
     previous_top = state.top
-    for card in cards:
-        hand.remove(card)
-    state.discard.extend(cards)
-    state.top = names[-1]
-    state.phase = PLAY
-    state.drawn = None
-    state.idle = 0
+    lay_cards(state, seat, cards, names[-1])
     jokers = {card: name for card, name in zip(cards, names, strict=True) if card[0] == "X"}
     events.append(ev.played(seat, list(cards), jokers))
     if plan.wins:
         if rules.announcements:
             events.append(ev.said(seat, "maumau"))
         final_jacks = len(cards) - plan.main - 1 if rules.final_jacks else 0
-        _finish(state, seat, "mau_mau", 1 + final_jacks, events)
+        finish_round(state, seat, "mau_mau", 1 + final_jacks, events)
         return
     if plan.empties:
         draw_cards(state, seat, 1, "jack_last" if plan.said_maumau else "forgot_maumau", events)
@@ -274,10 +266,25 @@ def _play(state: GameState, seat: int, action: dict[str, Any], plan: Plan, event
     announce(state, seat, plan.say, plan.empties, effects.spade, effects.hermann, events)
     if effects.hermann:
         start_hermann(state, seat, "hermann" in plan.say, events)
-    _end_turn(state, seat, events, effects.skips, effects.reverses, effects.second_skip)
+    end_turn(state, seat, events, effects.skips, effects.reverses, effects.second_skip)
 
 
-def _draw(state: GameState, seat: int, events: list[Event]) -> None:
+def lay_cards(state: GameState, seat: int, cards: Sequence[str], top: str) -> None:
+    """Move a play's cards from the hand to the discard pile, ``top`` (the last one's name) on top;
+    the first step of every play, the playouts' too."""
+    hand = state.hands[seat]
+    for card in cards:
+        hand.remove(card)
+    state.discard.extend(cards)
+    state.top = top
+    state.phase = PLAY
+    state.drawn = None
+    state.idle = 0
+
+
+def draw_on_turn(state: GameState, seat: int, events: list[Event] | None) -> None:
+    """The ``draw`` action once checked: the open 7 penalty whole, or one card, kept to play at once
+    when it may be played, else the turn ends. ``events`` None records nothing (a playout's draw)."""
     rules = state.rules
     if state.pending_draw:
         could_counter = has_play(state, seat)
@@ -287,23 +294,34 @@ def _draw(state: GameState, seat: int, events: list[Event]) -> None:
         _count_stuck_turn(state, bool(drawn) or could_counter)
         if rules.seven_then_play:
             return
-        _end_turn(state, seat, events)
+        end_turn(state, seat, events)
         return
     card = draw_cards(state, seat, 1, None, events)[0]
     state.idle = 0
-    _note_lacking(state, seat)
-    if card[0] == "X" or (fits_now(state, card) and not (rules.ace_needs_cover and RANK[card] == "A")):
+    if rules.must_play:
+        _note_lacking(state, seat)
+    if card[0] == "X" or (fits(rules, state.top, state.wish, state.first_wish, card)
+                          and not (rules.ace_needs_cover and RANK[card] == "A")):
         state.phase = DRAWN
         state.drawn = card
         return
-    events.append(ev.passed(seat))
-    _end_turn(state, seat, events)
+    if events is not None:
+        events.append(ev.passed(seat))
+    end_turn(state, seat, events)
+
+
+def pass_turn(state: GameState, seat: int, could_play: bool, events: list[Event] | None) -> None:
+    """The ``pass`` action once :func:`check_pass` said ``could_play``: the stalemate count, then the
+    turn ends. ``events`` None records nothing (a playout's pass)."""
+    if state.phase == PLAY:
+        _count_stuck_turn(state, could_play)
+    if events is not None:
+        events.append(ev.passed(seat))
+    end_turn(state, seat, events)
 
 
 def _note_lacking(state: GameState, seat: int) -> None:
     """Public knowledge for the basic bot: under ``must_play`` a voluntary draw shows a missing suit."""
-    if not state.rules.must_play:
-        return
     suit = state.wish if state.wish not in (None, "*") else SUIT[state.top]
     state.lacking[seat] = [suit]
 
@@ -343,17 +361,37 @@ def _timeout(state: GameState, events: list[Event]) -> None:
         _count_stuck_turn(state, state.drawable() > 0 or has_play(state, seat))
     if state.status == ACTIVE:
         events.append(ev.passed(seat))
-        _end_turn(state, seat, events)
+        end_turn(state, seat, events)
 
 
-def _end_turn(state: GameState, seat: int, events: list[Event], skips: int = 0,
-              reverses: int = 0, second_skip: bool = False) -> None:
+def end_turn(state: GameState, seat: int, events: list[Event] | None, skips: int = 0,
+             reverses: int = 0, second_skip: bool = False) -> None:
+    """Pass the turn on from ``seat``, past the seats its cards skip and those sitting out, and end
+    the round at a stalemate or ``max_turns``. ``events`` None records nothing (a playout)."""
     state.phase = PLAY
     state.drawn = None
     players = len(state.hands)
+    if skips or reverses or second_skip or state.sitting_out:
+        current = _next_seat(state, seat, players, events, skips, reverses, second_skip)
+    else:  # nobody skipped and nobody sitting out: most turns
+        current = (seat + state.direction) % players
+    state.turn = current
+    state.turns += 1
+    if state.idle >= players:
+        finish_round(state, None, "stalemate", 1, events)
+    elif state.turns >= state.rules.max_turns:
+        finish_round(state, None, "max_turns", 1, events)
+    elif events is not None:
+        events.append(ev.turn(current))
+
+
+def _next_seat(state: GameState, seat: int, players: int, events: list[Event] | None, skips: int,
+               reverses: int, second_skip: bool) -> int:
+    """The seat after ``seat`` once the cards' reverses and skips and the seats sitting out are served."""
     if reverses % 2:
         state.direction = -state.direction
-        events.append(ev.direction_changed(state.direction))
+        if events is not None:
+            events.append(ev.direction_changed(state.direction))
     if players == 2:
         skips += reverses
     step = state.direction
@@ -362,34 +400,32 @@ def _end_turn(state: GameState, seat: int, events: list[Event], skips: int = 0,
         current = (current + step) % players
         if current in state.sitting_out:
             state.sitting_out.remove(current)  # one sitting-out is served by one skip
-        events.append(ev.skipped(current))
+        if events is not None:
+            events.append(ev.skipped(current))
     current = (current + step) % players
     guard = 0
     while current in state.sitting_out and guard < players:
         state.sitting_out.remove(current)
-        events.append(ev.skipped(current))
+        if events is not None:
+            events.append(ev.skipped(current))
         current = (current + step) % players
         guard += 1
     if second_skip and players > 2:
         state.sitting_out.append((current + step) % players)
-    state.turn = current
-    state.turns += 1
-    if state.idle >= players:
-        _finish(state, None, "stalemate", 1, events)
-    elif state.turns >= state.rules.max_turns:
-        _finish(state, None, "max_turns", 1, events)
-    else:
-        events.append(ev.turn(current))
+    return current
 
 
-def _finish(state: GameState, winner: int | None, reason: str, multiplier: int, events: list[Event]) -> None:
+def finish_round(state: GameState, winner: int | None, reason: str, multiplier: int,
+                 events: list[Event] | None) -> None:
+    """End the round with ``winner`` (None: nobody won) and score it. ``events`` None: a playout."""
     _end_round(state, round_result(state.hands, state.rules.scoring, winner, reason, multiplier), events)
 
 
-def _end_round(state: GameState, result: dict[str, Any], events: list[Event]) -> None:
+def _end_round(state: GameState, result: dict[str, Any], events: list[Event] | None) -> None:
     state.status = FINISHED
     state.owed = {}
     state.hermann = None
     state.pending_draw = 0
     state.result = result
-    events.append(ev.round_over(state.result))
+    if events is not None:
+        events.append(ev.round_over(state.result))

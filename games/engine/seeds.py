@@ -1,7 +1,7 @@
 """Provably fair dealing, the pure part: a commitment, the deal seed and the bots' seeds.
 
 The service keeps a secret server seed per round and shows :func:`seed_commitment` of it before
-the players' entropy is final; the deal is shuffled by :func:`~games.engine.engine.new_game` from
+the players' entropy is final; the deal is shuffled by :func:`~games.engine.turns.new_game` from
 :func:`deal_seed`, which mixes that server seed with one entropy string per seat. After the round
 the server seed is revealed, and anyone can recompute both hashes and the deal with this module.
 """
