@@ -3,7 +3,7 @@
 What a round shows about its deal (``deal_data``) and the full check anyone may ask for once it is
 over (``deal_report``, served by ``GET /games/{id}/fairness`` and ``manage.py verify_deal``). The
 check recomputes the commitment from the revealed server seed and the deal seed from it and the
-seats' entropy (``engine.fairness``), then replays the ledger from that deal with
+seats' entropy (``engine.seeds``), then replays the ledger from that deal with
 :func:`games.ledger.ledger_verify`: a different deal would not reproduce the recorded events.
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from games import engine
-from games.engine.fairness import SCHEME
+from games.engine import SCHEME
 from games.ledger import initial_state, ledger_verify
 from games.models import Game
 

@@ -15,7 +15,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from games.engine import RuleSet
-from games.engine.scoring import round_result
+from games.engine import round_result
 from games.models import Game, League, Player, Seat, Table
 from scoring.services import round_result_record
 
