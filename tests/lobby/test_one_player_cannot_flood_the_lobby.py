@@ -3,16 +3,20 @@ and challenges are capped per challenger and per person challenged."""
 
 from __future__ import annotations
 
+import threading
 from datetime import timedelta
 
 import pytest
 import time_machine
+from django.conf import settings as django_settings
+from django.db import connection
 from django.utils import timezone
+from rest_framework.test import APIClient
 
 from lobby.models import Challenge, Seek
 from lobby.tasks import lobby_sweep_task
 
-pytestmark = pytest.mark.django_db
+ON_POSTGRES = "postgresql" in django_settings.DATABASES["default"]["ENGINE"]
 
 
 def seek(client, **body):  # type: ignore[no-untyped-def]
@@ -23,6 +27,7 @@ def challenge(client, to, **body):  # type: ignore[no-untyped-def]
     return client.post("/api/v1/challenges", {"to": to, "rules": "classic", **body}, format="json")
 
 
+@pytest.mark.django_db
 def test_a_player_holds_at_most_a_few_open_seeks(make_player, settings) -> None:  # type: ignore[no-untyped-def]
     settings.MAUMAU_SEEKS_PER_PLAYER = 3
     ada = make_player("Ada")
@@ -37,6 +42,7 @@ def test_a_player_holds_at_most_a_few_open_seeks(make_player, settings) -> None:
     assert seek(ada, turn_seconds=99).status_code == 201  # a cancelled seek frees its place
 
 
+@pytest.mark.django_db
 def test_one_players_many_seeks_do_not_hide_the_later_seeks_of_others(make_player, settings) -> None:  # type: ignore[no-untyped-def]  # noqa: E501
     settings.MAUMAU_SEEKS_PER_PLAYER = 3
     flood, bob = make_player("Flood"), make_player("Bob")
@@ -57,6 +63,7 @@ def test_one_players_many_seeks_do_not_hide_the_later_seeks_of_others(make_playe
         assert bob.get("/api/v1/seeks", bad).status_code == 400, bad
 
 
+@pytest.mark.django_db
 def test_seeks_expire_leave_the_lobby_and_are_never_matched(make_player, settings) -> None:  # type: ignore[no-untyped-def]  # noqa: E501
     settings.MAUMAU_SEEK_EXPIRES_SECONDS = 1800
     ada, bob = make_player("Ada"), make_player("Bob")
@@ -72,6 +79,7 @@ def test_seeks_expire_leave_the_lobby_and_are_never_matched(make_player, setting
     assert seek(ada).json()["status"] == "matched"  # ada may seek again, and meets bob
 
 
+@pytest.mark.django_db
 def test_thirty_challenges_to_one_stranger_are_refused_after_the_first(make_player) -> None:  # type: ignore[no-untyped-def]  # noqa: E501
     ada, bob = make_player("Ada"), make_player("Bob")
     answers = [challenge(ada, [bob.player_id]) for _ in range(30)]
@@ -82,6 +90,7 @@ def test_thirty_challenges_to_one_stranger_are_refused_after_the_first(make_play
     assert challenge(ada, [bob.player_id]).status_code == 201  # once answered or cancelled, again
 
 
+@pytest.mark.django_db
 def test_a_challenger_holds_a_few_pending_challenges_at_most(make_player, settings) -> None:  # type: ignore[no-untyped-def]  # noqa: E501
     settings.MAUMAU_CHALLENGES_PER_PLAYER = 3
     ada = make_player("Ada")
@@ -92,3 +101,38 @@ def test_a_challenger_holds_a_few_pending_challenges_at_most(make_player, settin
     assert refused.json()["error"]["details"]["limit"] == 3
     with time_machine.travel(timezone.now() + timedelta(days=2)):  # expired ones hold no place
         assert challenge(ada, [others[3].player_id]).status_code == 201
+
+
+@pytest.mark.postgres_only
+@pytest.mark.skipif(not ON_POSTGRES, reason="needs PostgreSQL: concurrent transactions on real connections")
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_seeks_and_challenges_of_one_player_stay_within_the_caps(make_player, settings) -> None:  # type: ignore[no-untyped-def]  # noqa: E501
+    settings.MAUMAU_SEEKS_PER_PLAYER = 3
+    ada, bob = make_player("Ada"), make_player("Bob")
+    barrier = threading.Barrier(20)
+    statuses: list[tuple[str, int]] = []
+    lock = threading.Lock()
+
+    def one(i: int) -> None:
+        client = APIClient()
+        client.credentials(HTTP_AUTHORIZATION=f"Token {ada.token}")
+        barrier.wait()
+        try:
+            if i % 2:
+                response, kind = seek(client, turn_seconds=30 + i), "seek"
+            else:
+                response, kind = challenge(client, [bob.player_id]), "challenge"
+            with lock:
+                statuses.append((kind, response.status_code))
+        finally:
+            connection.close()
+
+    workers = [threading.Thread(target=one, args=(i,)) for i in range(20)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(timeout=120)
+    assert sorted(code for kind, code in statuses if kind == "seek") == [201] * 3 + [409] * 7
+    assert sorted(code for kind, code in statuses if kind == "challenge") == [201] + [409] * 9
+    assert Seek.objects.filter(status="open").count() == 3
+    assert Challenge.objects.filter(status="open").count() == 1
