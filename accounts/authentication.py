@@ -10,6 +10,7 @@ from functools import cache
 from typing import Any
 
 from django.contrib.auth.models import User
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from rest_framework import exceptions
 from rest_framework.authentication import TokenAuthentication
@@ -79,6 +80,36 @@ def authenticate(key: str) -> AccessToken:
     if player is not None:
         presence.player_seen(player)
     return token
+
+
+#: Tokens looked up in one statement by :func:`tokens_unusable` (SQLite binds at most a few thousand).
+_RECHECK_CHUNK = 500
+
+
+def tokens_unusable(users_by_token: dict[int, int]) -> dict[int, str]:
+    """Of these tokens (id: its user's id), those that no longer authenticate, and why: ``token_revoked``
+    (logged out, revoked, or replaced by a password change), ``token_expired``, or ``account_deleted``.
+
+    For what was opened with a token and stays open (the streams): one statement for all of them, and
+    a second only when some are gone; nothing is written, unlike :func:`authenticate`."""
+    ids = sorted(users_by_token)
+    found: dict[int, tuple[Any, bool]] = {}
+    for start in range(0, len(ids), _RECHECK_CHUNK):
+        rows = AccessToken.objects.filter(pk__in=ids[start:start + _RECHECK_CHUNK])
+        found.update({pk: (expires_at, active) for pk, expires_at, active
+                      in rows.values_list("pk", "expires_at", "user__is_active")})
+    now = timezone.now()
+    unusable = {pk: "account_deleted" if not active else "token_expired"
+                for pk, (expires_at, active) in found.items()
+                if not active or (expires_at is not None and expires_at <= now)}
+    missing = [pk for pk in ids if pk not in found]
+    users = sorted({users_by_token[pk] for pk in missing})
+    active: set[int] = set()
+    for start in range(0, len(users), _RECHECK_CHUNK):
+        active.update(User.objects.filter(pk__in=users[start:start + _RECHECK_CHUNK], is_active=True)
+                      .values_list("pk", flat=True))
+    unusable.update({pk: "token_revoked" if users_by_token[pk] in active else "account_deleted" for pk in missing})
+    return unusable
 
 
 class PlayerTokenAuthentication(TokenAuthentication):

@@ -1,7 +1,8 @@
 """Token scopes, enforced on every DRF view (a default permission class, next to IsAuthenticated).
 
 Reads need no particular scope; writes need ``play``, unless a view names another scope for a method
-in ``token_scopes`` (``account`` for managing the account, ``None`` for logging out, which any token may).
+in ``token_scopes`` (``account`` for managing the account, ``None`` for logging out, which any token may,
+``play`` for reading the webhook signing secret, which signs as this server).
 """
 
 from __future__ import annotations

@@ -26,6 +26,7 @@ from django.utils.translation import gettext_lazy as _
 from accounts import tokens
 from accounts.models import SCOPES, AccessToken
 from games.models import Player, Seat
+from lobby import services as lobby_services
 from maumau import database_retry
 from maumau.errors import ConflictError, DomainError, NotFoundError, ValidationFailed
 from play import services as game_services
@@ -197,14 +198,16 @@ def _password_replaced(user: Any, token: AccessToken, new_password: str, keep_ot
 
 
 def account_delete(*, user: Any, player: Player, password: str | None) -> None:
-    """Delete the account: its seats are left (bots play them on), its webhooks and tokens removed, its
-    name anonymised, its user deactivated. The player row stays, so that every ledger, result and
-    standing that names it stays whole and still verifies."""
+    """Delete the account: its seats are left (bots play them on), its open seeks and challenges (sent
+    and received) cancelled, its webhooks and tokens removed, its name anonymised, its user deactivated.
+    The player row stays, so that every ledger, result and standing that names it stays whole and still
+    verifies."""
     if user.has_usable_password() and not user.check_password(password or ""):
         raise _invalid_credentials()
     seated = Seat.objects.filter(player=player, left=False).exclude(table__status="closed")
     for table_id in list(seated.values_list("table_id", flat=True)):
         game_services.table_leave(table_id=table_id, player=player)
+    lobby_services.lobby_leave(player=player)
     for webhook_id in list(Webhook.objects.filter(player=player).values_list("pk", flat=True)):
         stream_services.webhook_delete(player=player, webhook_id=webhook_id)
     _account_anonymised(user, player)
@@ -212,8 +215,8 @@ def account_delete(*, user: Any, player: Player, password: str | None) -> None:
 
 @database_retry.written_once_more
 def _account_anonymised(user: Any, player: Player) -> None:
-    """The last step of ``account_delete``, one transaction (each seat left and each webhook removed
-    before it was one of its own)."""
+    """The last step of ``account_delete``, one transaction (each seat left, the lobby left and each
+    webhook removed before it was one of its own)."""
     Player.objects.filter(pk=player.pk).update(name=DELETED_NAME)
     user.username = f"~deleted-{user.pk}"
     user.set_unusable_password()

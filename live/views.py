@@ -7,13 +7,22 @@ own DB threads; errors use the error shape of docs/api.md with messages in the c
 Reads go through the games selectors (``game_for_player``, ``move_data``, ``game_view``), so a
 stream shows exactly what ``GET /games/{id}/events`` and ``GET /games/{id}`` show: the engine's
 ``redact_events`` and ``player_view`` are the only redaction.
+
+A stream lives on after the request that opened it was authenticated: every open stream's token is
+looked at again every ``STREAMS_TOKEN_RECHECK_SECONDS`` (one query per process for all of them, see
+:class:`_TokenWatch`), and a stream whose token is gone (log-out, revocation, a password change,
+the account's deletion) ends with ``event: end`` and its reason.
 """
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import json
+import logging
 import time
+import weakref
+from collections import defaultdict
 from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import datetime
 from typing import Any, TypeVar
@@ -24,6 +33,7 @@ from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
 
 from accounts import authentication
+from accounts.models import AccessToken
 from games import selectors
 from games.models import Game, Player
 from lobby import selectors as chat
@@ -36,6 +46,7 @@ from streams.models import Notification
 PAGE = 200
 T = TypeVar("T")
 ALLOWED_METHODS = "GET, OPTIONS"
+log = logging.getLogger(__name__)
 
 
 class _Unauthenticated(Exception):
@@ -52,8 +63,9 @@ def _unauthenticated() -> JsonResponse:
     return response
 
 
-def _player_for_token(header: str) -> Player:
-    """The caller's Player by ``Authorization: Token <key>``: the same ``authenticate`` as every DRF view."""
+def _token_of_player(header: str) -> AccessToken:
+    """The caller's token by ``Authorization: Token <key>`` (the same ``authenticate`` as every DRF
+    view), its user's Player loaded; a user without one (an admin) is refused."""
     parts = header.split()
     if len(parts) != 2 or parts[0].lower() != "token":
         raise _Unauthenticated()
@@ -62,9 +74,77 @@ def _player_for_token(header: str) -> Player:
     except authentication.NotAuthenticated as exc:
         raise _Unauthenticated() from exc
     try:
-        return token.user.player
+        token.user.player  # noqa: B018  (loaded with the token; raises for a user without one)
     except Player.DoesNotExist as exc:
         raise _Unauthenticated() from exc
+    return token
+
+
+class _Watched:
+    """One open stream's token; ``ended`` is the reason once the token is gone."""
+
+    __slots__ = ("token_id", "sub", "ended")
+
+    def __init__(self, token_id: int, sub: channels.Subscription) -> None:
+        self.token_id, self.sub = token_id, sub
+        self.ended: str | None = None
+
+
+class _TokenWatch:
+    """The open streams of one event loop by token. While there are any, every
+    ``STREAMS_TOKEN_RECHECK_SECONDS`` one call of :func:`accounts.authentication.tokens_unusable` finds
+    the tokens that no longer authenticate, and their streams are woken to end."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.streams: dict[int, set[_Watched]] = defaultdict(set)
+        self.users: dict[int, int] = {}
+        self.task: asyncio.Task[None] | None = None
+
+    def watch(self, token: AccessToken, sub: channels.Subscription) -> _Watched:
+        watched = _Watched(token.pk, sub)
+        self.streams[token.pk].add(watched)
+        self.users[token.pk] = token.user_id
+        if self.task is None:
+            self.task = self.loop.create_task(self._run())
+        return watched
+
+    def unwatch(self, watched: _Watched) -> None:
+        streams = self.streams.get(watched.token_id)
+        if streams is not None:
+            streams.discard(watched)
+            if not streams:
+                del self.streams[watched.token_id]
+                self.users.pop(watched.token_id, None)
+
+    async def _run(self) -> None:
+        try:
+            while self.streams:
+                await asyncio.sleep(float(settings.STREAMS_TOKEN_RECHECK_SECONDS))
+                if not self.streams:
+                    break
+                try:
+                    unusable = await channels.db(authentication.tokens_unusable, dict(self.users))
+                except Exception:  # a missed look is made again at the next tick
+                    log.warning("streams: could not look at the open streams' tokens", exc_info=True)
+                    continue
+                for token_id, reason in unusable.items():
+                    for watched in list(self.streams.get(token_id, ())):
+                        watched.ended = reason
+                        watched.sub.wake()
+        finally:
+            self.task = None
+
+
+_watches: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _TokenWatch] = weakref.WeakKeyDictionary()
+
+
+def _token_watch() -> _TokenWatch:
+    loop = asyncio.get_running_loop()
+    found = _watches.get(loop)
+    if found is None:
+        found = _watches[loop] = _TokenWatch(loop)
+    return found
 
 
 def _sse(*, data: Any, event: str | None = None, event_id: int | None = None) -> bytes:
@@ -123,16 +203,19 @@ def _authenticated(view: Callable[..., Awaitable[HttpResponse]]) -> Callable[...
     return wrapper
 
 
-async def _caller_and(request: HttpRequest, read: Callable[..., T] | None, *args: Any) -> tuple[Player, T | None]:
-    """The caller's Player (else :class:`_Unauthenticated`) and ``read(*args, player)``, in one call
-    to the DB threads: one borrowed connection and one thread hop, where two calls took two of each.
-    A waiting phone opens its long-poll again every minute: most of what an idle process does."""
+async def _caller_and(request: HttpRequest, read: Callable[..., T] | None,
+                      *args: Any) -> tuple[AccessToken, T | None]:
+    """The caller's token, its player loaded (else :class:`_Unauthenticated`), and ``read(*args,
+    player)``, in one call to the DB threads: one borrowed connection and one thread hop, where two
+    calls took two of each. A waiting phone opens its long-poll again every minute: most of what an
+    idle process does."""
     return await channels.db(_player_and_read, request.headers.get("Authorization", ""), read, args)
 
 
-def _player_and_read(header: str, read: Callable[..., T] | None, args: tuple[Any, ...]) -> tuple[Player, T | None]:
-    player = _player_for_token(header)
-    return player, (read(*args, player) if read is not None else None)
+def _player_and_read(header: str, read: Callable[..., T] | None,
+                     args: tuple[Any, ...]) -> tuple[AccessToken, T | None]:
+    token = _token_of_player(header)
+    return token, (read(*args, token.user.player) if read is not None else None)
 
 
 # --- long-poll: GET /api/v1/games/{id}?wait=<s>&after=<version> -----------------------------------
@@ -226,11 +309,11 @@ async def game_wait(request: HttpRequest, game_id: int) -> HttpResponse:
     code = params[2] if params is not None else None
     sub = channels.hub().subscribe(channels.game_topic(game_id))  # before the first read: no move slips by
     try:
-        player, opened = await _caller_and(request, None if refused else _game_open, game_id, code)
+        token, opened = await _caller_and(request, None if refused else _game_open, game_id, code)
         if refused is not None:
             raise refused
         assert params is not None and opened is not None
-        return await _game_waited(player, game_id, sub, params[0], params[1], code, *opened)
+        return await _game_waited(token.user.player, game_id, sub, params[0], params[1], code, *opened)
     finally:
         sub.close()
 
@@ -300,15 +383,15 @@ async def game_stream(request: HttpRequest, game_id: int) -> HttpResponse:
     """``id:`` = ledger seq, so ``Last-Event-ID`` (or ``?after=``) resumes without loss or repeat."""
     params, refused = _parsed(_stream_params, request)
     code = request.GET.get("invite_code")
-    _player, opened = await _caller_and(request, None if refused else _stream_open, game_id,
-                                        code[:64] if code else None, params[1] if params else None)
+    token, opened = await _caller_and(request, None if refused else _stream_open, game_id,
+                                      code[:64] if code else None, params[1] if params else None)
     if refused is not None:
         raise refused
     assert params is not None and opened is not None
     viewer, version, delay, messages_after = opened
     after = params[0]
     return _stream_response(_game_events(game_id, viewer, version if after is None else after, delay,
-                                         messages_after))
+                                         messages_after, token=token))
 
 
 def _stream_params(request: HttpRequest) -> tuple[int | None, int | None]:
@@ -323,14 +406,20 @@ def _stream_open(game_id: int, invite_code: str | None, messages_after: int | No
 
 
 async def _game_events(game_id: int, viewer: int | None, after: int, delay: int = 0,
-                       messages_after: int = 0) -> AsyncIterator[bytes]:
+                       messages_after: int = 0, *, token: AccessToken) -> AsyncIterator[bytes]:
     """Ledger rows as ``event: move`` (``id:`` = seq) and the table's chat as ``event: message`` (no
-    ``id:``, so ``Last-Event-ID`` stays the ledger's; ``?messages_after=`` resumes the chat)."""
+    ``id:``, so ``Last-Event-ID`` stays the ledger's; ``?messages_after=`` resumes the chat). Ends with
+    ``event: end`` when the round is over, or when ``token`` is gone (``reason``)."""
     sub = channels.hub().subscribe(channels.game_topic(game_id))
+    watch = _token_watch()
+    watched = watch.watch(token, sub)
     keepalive = float(settings.STREAMS_KEEPALIVE_SECONDS)
     try:
         yield f"retry: 2000\n: game {game_id} after {after}\n\n".encode()
         while True:
+            if watched.ended is not None:
+                yield _sse(data={"game": game_id, "reason": watched.ended}, event="end")
+                return
             rows, status, version = await channels.db(_ledger_after, game_id, viewer, after, delay)
             sub.seen = version
             for row in rows:
@@ -344,9 +433,10 @@ async def _game_events(game_id: int, viewer: int | None, after: int, delay: int 
             if status == "finished":
                 yield _sse(data={"game": game_id, "status": status, "version": after}, event="end")
                 return
-            while not await sub.wait(keepalive):  # a keep-alive reads nothing
+            while not await sub.wait(keepalive) and watched.ended is None:  # a keep-alive reads nothing
                 yield b": keep-alive\n\n"
     finally:
+        watch.unwatch(watched)
         sub.close()
 
 
@@ -367,21 +457,28 @@ def _notifications_after(player_id: int, after: int) -> list[dict[str, Any]]:
 async def me_stream(request: HttpRequest) -> HttpResponse:
     """``id:`` = notification id; without Last-Event-ID / ``after`` only new notifications come."""
     after, refused = _parsed(_last_event_id, request)
-    player, last = await _caller_and(request, _last_notification if after is None and refused is None else None)
+    token, last = await _caller_and(request, _last_notification if after is None and refused is None else None)
     if refused is not None:
         raise refused
     if after is None:
         assert last is not None
         after = last
-    return _stream_response(_me_events(player.pk, after))
+    return _stream_response(_me_events(token.user.player.pk, after, token=token))
 
 
-async def _me_events(player_id: int, after: int) -> AsyncIterator[bytes]:
+async def _me_events(player_id: int, after: int, *, token: AccessToken) -> AsyncIterator[bytes]:
+    """Notifications as events named by their kind (``id:`` = notification id); ``event: end`` with a
+    ``reason`` when ``token`` is gone."""
     sub = channels.hub().subscribe(channels.player_topic(player_id))
+    watch = _token_watch()
+    watched = watch.watch(token, sub)
     keepalive = float(settings.STREAMS_KEEPALIVE_SECONDS)
     try:
         yield f"retry: 2000\n: player {player_id} after {after}\n\n".encode()
         while True:
+            if watched.ended is not None:
+                yield _sse(data={"reason": watched.ended}, event="end")
+                return
             rows = await channels.db(_notifications_after, player_id, after)
             for row in rows:
                 yield _sse(data=row, event=row["kind"], event_id=row["id"])
@@ -389,7 +486,8 @@ async def _me_events(player_id: int, after: int) -> AsyncIterator[bytes]:
             sub.seen = after
             if len(rows) == PAGE:
                 continue
-            while not await sub.wait(keepalive):  # a keep-alive reads nothing
+            while not await sub.wait(keepalive) and watched.ended is None:  # a keep-alive reads nothing
                 yield b": keep-alive\n\n"
     finally:
+        watch.unwatch(watched)
         sub.close()

@@ -39,9 +39,13 @@ def _example(name: str, value: dict[str, Any], description: str = "") -> OpenApi
 class SeekListCreateApi(APIView):
     @extend_schema(
         summary="The lobby: open seeks (or the caller's)",
+        description="Oldest first, at most `MAUMAU_SEEKS_PER_PLAYER` (3) seeks of one player per page; the "
+                    "next page starts `after` the last id shown. Expired seeks are never listed.",
         parameters=[OpenApiParameter("rules", str, enum=RULE_SETS),
                     OpenApiParameter("mine", bool, description="The caller's seeks, whatever their status "
-                                                               "(`true` or `false`).")],
+                                                               "(`true` or `false`)."),
+                    query_number("after", "Only seeks after this id (the next page)."),
+                    query_number("limit", f"At most this many seeks (1 to {selectors.SEEKS_PAGE}).")],
         responses={200: SeekSerializer(many=True), **errors(400, 401)},
     )
     def get(self, request: Request) -> Response:
@@ -50,7 +54,10 @@ class SeekListCreateApi(APIView):
             raise ValidationFailed(details={"field": "rules"})
         player = _caller(request)
         mine = query_bool(request.query_params.get("mine"), "mine")
-        seeks = selectors.seek_list(rules=rules, mine=player if mine else None)
+        after = query_int(request.query_params.get("after"), "after", 0)
+        limit = query_int(request.query_params.get("limit"), "limit", selectors.SEEKS_PAGE, minimum=1,
+                          maximum=selectors.SEEKS_PAGE)
+        seeks = selectors.seek_list(rules=rules, mine=player if mine else None, after=after, limit=limit)
         return Response([selectors.seek_data(s, player) for s in seeks])
 
     @extend_schema(
@@ -58,7 +65,9 @@ class SeekListCreateApi(APIView):
         description="Wait for others seeking the same rules, options, seat count and league: when enough have "
                     "come a table and its first round start, and every seeker gets `game_started` on "
                     "`/me/stream` and webhooks. `fill_with_bots_after` gives the seats still free to bots after "
-                    "that many seconds. 409 `already_seeking` for a second open seek of the same game.",
+                    "that many seconds. 409 `already_seeking` for a second open seek of the same game, "
+                    "`too_many_seeks` beyond `MAUMAU_SEEKS_PER_PLAYER` (3) open seeks. A seek that waits for "
+                    "people only expires after `MAUMAU_SEEK_EXPIRES_SECONDS` (30 min).",
         request=SeekCreateSerializer,
         responses={201: SeekSerializer, **errors(400, 401, 404, 409, 429)},
         examples=[_example("Two-player classic", {"rules": "classic", "players": 2}),
@@ -104,9 +113,11 @@ class ChallengeListCreateApi(APIView):
         summary="Challenge named players to a new table",
         description="Each invited player gets `challenge_received`; when all accepted, the table (the challenger "
                     "hosts, private by default) and its first round start and everyone gets `game_started`. One "
-                    "decline ends it; unanswered it expires after `expires_in` seconds.",
+                    "decline ends it; unanswered it expires after `expires_in` seconds. 409 `already_challenged` "
+                    "while a challenge of the caller to one of these players is pending, `too_many_challenges` "
+                    "beyond `MAUMAU_CHALLENGES_PER_PLAYER` (10) pending challenges.",
         request=ChallengeCreateSerializer,
-        responses={201: ChallengeSerializer, **errors(400, 401, 404, 429)},
+        responses={201: ChallengeSerializer, **errors(400, 401, 404, 409, 429)},
         examples=[_example("A game of house with two friends", {"to": [2, 3], "rules": "house"}),
                   _example("Classic, public, an hour to answer", {"to": [2], "rules": "classic",
                                                                   "visibility": "public", "expires_in": 3600})],
@@ -169,7 +180,9 @@ class TableMessagesApi(APIView):
 
     @extend_schema(
         summary="Say something at the table",
-        description="At most 500 characters, no control characters; a few messages per 10 s (429 beyond). A "
+        description="At most 500 characters on one line, no control, format or line/paragraph separator "
+                    "characters; `MAUMAU_CHAT_RATE` (5) lines per `MAUMAU_CHAT_WINDOW_SECONDS` (10 s) per "
+                    "player and table (429 with `retry_after` beyond). A "
                     "seated player's message goes to the players, a spectator's to the spectators. It arrives as "
                     "`event: message` on the game stream. 403 when the host muted you.",
         request=MessageCreateSerializer,

@@ -12,10 +12,11 @@ from django.db import models
 class Seek(models.Model):
     """One player waiting for others who want the same game (``pool``: rules, options, players, league).
 
-    ``open`` until matched (``table``/``game`` set), cancelled by its player, or filled with bots once
-    ``fill_at`` has passed (when it asked for that)."""
+    ``open`` until matched (``table``/``game`` set), cancelled by its player (or the deletion of their
+    account), filled with bots once ``fill_at`` has passed (when it asked for that), or expired after
+    ``MAUMAU_SEEK_EXPIRES_SECONDS`` without people (when it did not)."""
 
-    STATUS = [(s, s) for s in ("open", "matched", "cancelled")]
+    STATUS = [(s, s) for s in ("open", "matched", "cancelled", "expired")]
 
     player = models.ForeignKey("games.Player", on_delete=models.CASCADE, related_name="seeks")
     rules = models.CharField(max_length=16)
@@ -87,7 +88,8 @@ class TableMessage(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        indexes = [models.Index(fields=["table", "spectators", "id"], name="message_table_id")]
+        indexes = [models.Index(fields=["table", "spectators", "id"], name="message_table_id"),
+                   models.Index(fields=["table", "player", "created_at"], name="message_rate")]
         ordering = ["id"]
 
 

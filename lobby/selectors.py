@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
 from typing import Any
 
-from django.db.models import Q
+from django.conf import settings
+from django.db.models import F, Q, Window
+from django.db.models.functions import RowNumber
+from django.utils import timezone
 
 from games.models import Game, Player, Seat, Table
 from lobby.models import Challenge, Seek, TableMessage
 from maumau.errors import NotFoundError, PermissionDeniedError
 
 MESSAGES_PAGE = 200
+#: Open seeks in one answer of ``GET /seeks`` (``limit``), at most.
+SEEKS_PAGE = 100
 
 
 def _iso(value: Any) -> str | None:
@@ -21,22 +27,43 @@ def _brief(player: Player) -> dict[str, Any]:
     return {"id": player.pk, "name": player.name, "bot": player.is_bot}
 
 
+def seek_expired(now: datetime) -> Q:
+    """Seeks that waited ``MAUMAU_SEEK_EXPIRES_SECONDS`` for people: expired, even before the sweep marks
+    them (one that fills with bots ends with them instead, within ``FILL_AFTER_MAX``)."""
+    return Q(fill_at=None, created_at__lte=now - timedelta(seconds=settings.MAUMAU_SEEK_EXPIRES_SECONDS))
+
+
+def _seek_status(seek: Seek, now: datetime) -> str:
+    expires = seek.created_at + timedelta(seconds=settings.MAUMAU_SEEK_EXPIRES_SECONDS)
+    return "expired" if seek.status == "open" and seek.fill_at is None and expires <= now else seek.status
+
+
 def seek_data(seek: Seek, viewer: Player | None = None) -> dict[str, Any]:
     """A seek; its table and game only for its own player (the lobby shows who waits, not where they went)."""
     own = viewer is not None and seek.player_id == viewer.pk
     return {"id": seek.pk, "player": _brief(seek.player), "rules": seek.rules, "options": seek.options,
             "players": seek.players, "league": seek.league_id, "fill_with_bots_after": seek.fill_with_bots_after,
-            "status": seek.status, "table": seek.table_id if own else None, "game": seek.game_id if own else None,
+            "status": _seek_status(seek, timezone.now()), "table": seek.table_id if own else None,
+            "game": seek.game_id if own else None,
             "created_at": _iso(seek.created_at), "matched_at": _iso(seek.matched_at)}
 
 
-def seek_list(*, rules: str | None = None, mine: Player | None = None, limit: int = 100) -> list[Seek]:
-    """The open seeks (the lobby), oldest first; ``mine``: the caller's, whatever their status."""
-    query = Seek.objects.select_related("player").order_by("id")
-    query = query.filter(player=mine).order_by("-id") if mine is not None else query.filter(status="open")
+def seek_list(*, rules: str | None = None, mine: Player | None = None, after: int = 0,
+              limit: int = SEEKS_PAGE) -> list[Seek]:
+    """The open seeks (the lobby), oldest first, after the id ``after``, and at most
+    ``MAUMAU_SEEKS_PER_PLAYER`` of each player in one answer, so that no player crowds the others out;
+    ``mine``: the caller's, whatever their status, newest first."""
+    limit = max(1, min(limit, SEEKS_PAGE))
+    if mine is not None:
+        query = Seek.objects.select_related("player").filter(player=mine).order_by("-id")
+        return list((query.filter(rules=rules) if rules else query)[:limit])
+    query = (Seek.objects.filter(status="open", pk__gt=after).exclude(seek_expired(timezone.now()))
+             .exclude(player__user__is_active=False))
     if rules:
         query = query.filter(rules=rules)
-    return list(query[:limit])
+    query = query.annotate(place=Window(RowNumber(), partition_by=[F("player_id")], order_by=F("id").asc()))
+    return list(query.filter(place__lte=settings.MAUMAU_SEEKS_PER_PLAYER).select_related("player")
+                .order_by("id")[:limit])
 
 
 def seek_get(*, seek_id: int) -> Seek:

@@ -46,7 +46,7 @@ class SeekSerializer(serializers.Serializer):
     players = serializers.IntegerField()
     league = serializers.IntegerField(allow_null=True)
     fill_with_bots_after = serializers.IntegerField(allow_null=True)
-    status = serializers.ChoiceField(choices=["open", "matched", "cancelled"])
+    status = serializers.ChoiceField(choices=["open", "matched", "cancelled", "expired"])
     table = serializers.IntegerField(allow_null=True, help_text="Once matched (shown to the seeker only).")
     game = serializers.IntegerField(allow_null=True, help_text="Once matched (shown to the seeker only).")
     created_at = serializers.DateTimeField()
@@ -92,7 +92,8 @@ class ChallengeSerializer(serializers.Serializer):
 
 class MessageCreateSerializer(StrictSerializer):
     text = StrictCharField(max_length=MESSAGE_MAX, trim_whitespace=False,
-                           help_text="1 to 500 characters (trimmed), no control or format characters.")
+                           help_text="1 to 500 characters (trimmed) on one line: no control, format, line or "
+                                     "paragraph separator characters.")
 
 
 class MessageSerializer(serializers.Serializer):

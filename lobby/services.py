@@ -6,7 +6,14 @@ at a time), and a seek leaves ``open`` only under it, so two seeks never take th
 table is made twice. Tables are made and rounds started through ``play.services`` (``table_create``,
 ``table_join``, ``table_bot_add``, ``round_start``), the paths every client's table takes. A use case's
 transaction is ``database_retry.written_once_more``: it runs once more when its session dies before the
-commit (the chat throttle, kept in the cache, stays outside it).
+commit.
+
+One player cannot flood the lobby: a few open seeks each (``MAUMAU_SEEKS_PER_PLAYER``), which expire
+(``MAUMAU_SEEK_EXPIRES_SECONDS``), one pending challenge to the same person and a few in all
+(``MAUMAU_CHALLENGES_PER_PLAYER``); a player's seeks and challenges are counted under a lock of that
+player, so concurrent requests cannot pass a cap together. The chat's rate is counted in the database,
+under a lock of the player at the table, in the transaction that writes the line: it holds across
+processes and concurrent posts, and a line that was not written does not count.
 """
 
 from __future__ import annotations
@@ -17,14 +24,15 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.core.cache import cache
 from django.db import connection
+from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from games.ledger import canonical_json
 from games.models import Game, League, Player, Table
 from games.rule_sets import rule_set_from
+from lobby import selectors
 from lobby.models import Challenge, ChallengeInvitee, Seek, TableMessage, TableMute
 from maumau import database_retry
 from maumau.errors import ConflictError, DomainError, NotFoundError, PermissionDeniedError, ValidationFailed
@@ -53,13 +61,23 @@ def _overrides(effective: dict[str, Any]) -> dict[str, Any]:
     return {option: value for option, value in effective.items() if option != "rules"}
 
 
-def _pool_lock(pool: str) -> None:
-    """Serialize every matcher of one pool until the transaction ends (PostgreSQL); SQLite's immediate
+def _lock(name: str) -> None:
+    """Serialize every holder of ``name`` until the transaction ends (PostgreSQL); SQLite's immediate
     transactions already let one writer in at a time."""
     if connection.vendor == "postgresql":
-        key = int.from_bytes(hashlib.sha256(f"seek-pool:{pool}".encode()).digest()[:8], "big", signed=True)
+        key = int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "big", signed=True)
         with connection.cursor() as cursor:
             cursor.execute("SELECT pg_advisory_xact_lock(%s)", [key])
+
+
+def _pool_lock(pool: str) -> None:
+    """Serialize every matcher of one pool until the transaction ends."""
+    _lock(f"seek-pool:{pool}")
+
+
+def _seeker_lock(player: Player) -> None:
+    """Serialize one player's new seeks (taken before any pool's lock), so that the cap holds."""
+    _lock(f"seeker:{player.pk}")
 
 
 @database_retry.written_once_more
@@ -82,9 +100,15 @@ def seek_create(*, player: Player, rules: str, players: int, options: dict[str, 
     effective = rule_set.to_json()
     pool = pool_of(rules=rule_set.name, options=effective, players=players, league_id=league_id)
     now = timezone.now()
+    _seeker_lock(player)
+    Seek.objects.filter(selectors.seek_expired(now), player=player, status="open").update(status="expired")
     _pool_lock(pool)
     if Seek.objects.filter(player=player, pool=pool, status="open").exists():
         raise ConflictError("already_seeking", _("You are already seeking this game."))
+    limit = settings.MAUMAU_SEEKS_PER_PLAYER
+    if Seek.objects.filter(player=player, status="open").count() >= limit:
+        raise ConflictError("too_many_seeks", _("You have as many open seeks as anyone may: cancel one first."),
+                            details={"limit": limit})
     seek = Seek.objects.create(
         player=player, rules=rule_set.name, options=effective, players=players, league_id=league_id,
         pool=pool, fill_with_bots_after=fill_with_bots_after,
@@ -100,7 +124,7 @@ def _pool_match(pool: str) -> int:
     made = 0
     while True:
         waiting = list(Seek.objects.select_for_update().filter(pool=pool, status="open")
-                       .select_related("player").order_by("id")[:16])
+                       .exclude(selectors.seek_expired(timezone.now())).select_related("player").order_by("id")[:16])
         if not waiting or len(waiting) < waiting[0].players:
             return made
         _seeks_seat(waiting[: waiting[0].players], bots=0)
@@ -150,6 +174,12 @@ def seek_cancel(*, player: Player, seek_id: int) -> Seek:
     return seek
 
 
+def seeks_expire(*, now: datetime | None = None) -> int:
+    """Expire the open seeks that waited ``MAUMAU_SEEK_EXPIRES_SECONDS`` for people (beat task). One
+    conditional update: a seek being seated holds its row's lock, and is matched, not expired, after it."""
+    return Seek.objects.filter(selectors.seek_expired(now or timezone.now()), status="open").update(status="expired")
+
+
 def seeks_fill_due(*, now: datetime | None = None, pools: list[str] | None = None) -> int:
     """Seat the seeks whose ``fill_with_bots_after`` has passed, with the other open seeks of their pool
     that accept bots, and basic bots for the seats left. Re-checks everything under the pool's lock
@@ -188,10 +218,11 @@ def challenge_create(*, challenger: Player, to: list[int], rules: str, options: 
     to = list(dict.fromkeys(to))
     if challenger.pk in to:
         raise ValidationFailed(details={"field": "to", "reason": "you cannot challenge yourself"})
-    found = {p.pk: p for p in Player.objects.filter(pk__in=to, user__isnull=False)}
+    found = {p.pk: p for p in Player.objects.filter(pk__in=to, user__isnull=False, user__is_active=True)}
     missing = [pid for pid in to if pid not in found]
     if missing:
         raise NotFoundError(details={"field": "to", "players": missing})
+    _challenges_within_limits(challenger, to)
     if max_players is None:
         max_players = len(to) + 1
     if not (rule_set.min_players <= max_players <= rule_set.max_players and len(to) + 1 <= max_players):
@@ -204,6 +235,22 @@ def challenge_create(*, challenger: Player, to: list[int], rules: str, options: 
     ChallengeInvitee.objects.bulk_create([ChallengeInvitee(challenge=challenge, player_id=pid) for pid in to])
     _challenge_tell(challenge, to, "challenge_received")
     return challenge
+
+
+def _challenges_within_limits(challenger: Player, to: list[int]) -> None:
+    """One pending challenge at a time from the same challenger to the same person, and at most
+    ``MAUMAU_CHALLENGES_PER_PLAYER`` pending in all (expired ones count no more)."""
+    _lock(f"challenger:{challenger.pk}")
+    pending = Challenge.objects.filter(challenger=challenger, status="open", expires_at__gt=timezone.now())
+    already = sorted(set(ChallengeInvitee.objects.filter(challenge__in=pending, player_id__in=to)
+                         .values_list("player_id", flat=True)))
+    if already:
+        raise ConflictError("already_challenged", _("You have already challenged this player: wait for the answer."),
+                            details={"players": already})
+    limit = settings.MAUMAU_CHALLENGES_PER_PLAYER
+    if pending.count() >= limit:
+        raise ConflictError("too_many_challenges", _("You have as many pending challenges as anyone may."),
+                            details={"limit": limit})
 
 
 def _challenge_tell(challenge: Challenge, player_ids: list[int], kind: str, **data: Any) -> None:
@@ -309,46 +356,72 @@ def _challenge_expired_if_due(challenge_id: int, now: datetime) -> bool:
     return True
 
 
+# --- leaving the lobby ------------------------------------------------------------------------------
+
+
+@database_retry.written_once_more
+def lobby_leave(*, player: Player) -> tuple[int, int]:
+    """Cancel the player's open seeks and every open challenge they sent or received (their account is
+    being deleted: nobody may be seated with them any more); the other parties of a challenge are told.
+    Returns how many seeks and challenges were cancelled."""
+    _seeker_lock(player)  # no new seek of theirs meanwhile
+    _lock(f"challenger:{player.pk}")  # nor a new challenge
+    pools = sorted(set(Seek.objects.filter(player=player, status="open").values_list("pool", flat=True)))
+    for pool in pools:  # in one order, as every holder of several pool locks must
+        _pool_lock(pool)
+    seeks = Seek.objects.filter(player=player, status="open").update(status="cancelled")
+    ids = sorted(set(Challenge.objects.filter(Q(challenger=player) | Q(invitees__player=player), status="open")
+                     .values_list("pk", flat=True)))
+    cancelled = 0
+    for challenge in Challenge.objects.select_for_update().filter(pk__in=ids, status="open").order_by("pk"):
+        challenge.status = "cancelled"
+        challenge.save(update_fields=["status"])
+        _challenge_tell(challenge, [p for p in _parties(challenge) if p != player.pk], "challenge_cancelled")
+        cancelled += 1
+    return seeks, cancelled
+
+
 # --- chat --------------------------------------------------------------------------------------------
 
 
+#: Unicode categories refused in chat: control, format, surrogate, private use, unassigned, and the
+#: line and paragraph separators (U+2028, U+2029), which break lines in clients that print the text.
+REFUSED_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+
+
 def message_text_checked(text: Any) -> str:
-    """1 to 500 characters after trimming, no control or format characters (no hidden text, no
-    terminal tricks); 400 naming the reason otherwise."""
+    """1 to 500 characters after trimming, on one line, no control or format characters (no hidden
+    text, no terminal tricks); 400 naming the reason otherwise."""
     if not isinstance(text, str):
         raise ValidationFailed(details={"field": "text", "reason": "a string"})
     text = text.strip()
     if not 1 <= len(text) <= MESSAGE_MAX:
         raise ValidationFailed(details={"field": "text", "reason": f"1 to {MESSAGE_MAX} characters"})
-    if any(unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Co", "Cn") for ch in text):
+    if any(unicodedata.category(ch) in REFUSED_CATEGORIES for ch in text):
         raise ValidationFailed(details={"field": "text", "reason": "control characters are not allowed"})
     return text
 
 
-def _chat_throttle(table_id: int, player: Player) -> None:
-    """At most ``MAUMAU_CHAT_RATE`` messages per ``MAUMAU_CHAT_WINDOW_SECONDS`` per player and table."""
-    key = f"chat:{table_id}:{player.pk}"
-    window = settings.MAUMAU_CHAT_WINDOW_SECONDS
-    now = timezone.now().timestamp()
-    recent = [t for t in cache.get(key, []) if t > now - window]
-    if len(recent) >= settings.MAUMAU_CHAT_RATE:
-        retry = int(recent[0] + window - now + 0.999)
+def _chat_rate_checked(table_id: int, player: Player) -> None:
+    """At most ``MAUMAU_CHAT_RATE`` lines per ``MAUMAU_CHAT_WINDOW_SECONDS`` per player and table, counted
+    from the lines written, under the lock of this player at this table (429 with ``retry_after``)."""
+    _lock(f"chat:{table_id}:{player.pk}")
+    rate, window = settings.MAUMAU_CHAT_RATE, timedelta(seconds=settings.MAUMAU_CHAT_WINDOW_SECONDS)
+    now = timezone.now()
+    recent = list(TableMessage.objects.filter(table_id=table_id, player=player, created_at__gt=now - window)
+                  .order_by("-created_at").values_list("created_at", flat=True)[:rate])
+    if len(recent) >= rate:
+        retry = int((recent[-1] + window - now).total_seconds() + 0.999)
         raise DomainError("throttled", status=429, details={"retry_after": max(retry, 1)})
-    cache.set(key, [*recent, now], timeout=int(window) + 1)
 
 
+@database_retry.written_once_more
 def message_post(*, table: Table, player: Player, text: Any, spectator: bool) -> TableMessage:
     """A chat line: a seated player's goes to the players, a spectator's to the spectators only."""
     text = message_text_checked(text)
     if TableMute.objects.filter(table=table, player=player).exists():
         raise PermissionDeniedError(message=_("The host muted you at this table."))
-    _chat_throttle(table.pk, player)
-    return _message_written(table, player, text, spectator)
-
-
-@database_retry.written_once_more
-def _message_written(table: Table, player: Player, text: str, spectator: bool) -> TableMessage:
-    """The write of ``message_post``, apart from the throttle: run again, it would count the line twice."""
+    _chat_rate_checked(table.pk, player)
     message = TableMessage.objects.create(table=table, player=player, text=text, spectators=spectator)
     game_id = table.games.filter(status="active").values_list("pk", flat=True).first()
     if game_id is None:

@@ -338,7 +338,18 @@ MAUMAU_PRESENCE_WRITE_SECONDS = float(os.environ.get("MAUMAU_PRESENCE_WRITE_SECO
 MAUMAU_PRESENCE_ONLINE_SECONDS = float(os.environ.get("MAUMAU_PRESENCE_ONLINE_SECONDS", "120"))
 MAUMAU_CHAT_RATE = int(os.environ.get("MAUMAU_CHAT_RATE", "5"))
 MAUMAU_CHAT_WINDOW_SECONDS = float(os.environ.get("MAUMAU_CHAT_WINDOW_SECONDS", "10"))
-# Lobby sweep (Celery beat): seeks filled with bots once their time passed, challenges expired.
+# Lobby limits: open seeks per player, how long a seek waits for people (one with
+# fill_with_bots_after ends with bots instead), seeks of one player shown in GET /seeks, and pending
+# challenges one player may have sent (besides one at a time to the same person).
+MAUMAU_SEEKS_PER_PLAYER = int(os.environ.get("MAUMAU_SEEKS_PER_PLAYER", "3"))
+MAUMAU_SEEK_EXPIRES_SECONDS = env_float("MAUMAU_SEEK_EXPIRES_SECONDS", 1800)
+MAUMAU_CHALLENGES_PER_PLAYER = int(os.environ.get("MAUMAU_CHALLENGES_PER_PLAYER", "10"))
+if min(MAUMAU_SEEKS_PER_PLAYER, MAUMAU_CHALLENGES_PER_PLAYER) < 1 or not MAUMAU_SEEK_EXPIRES_SECONDS > 0:
+    from django.core.exceptions import ImproperlyConfigured
+
+    raise ImproperlyConfigured("MAUMAU_SEEKS_PER_PLAYER and MAUMAU_CHALLENGES_PER_PLAYER must be 1 or more, "
+                               "MAUMAU_SEEK_EXPIRES_SECONDS above 0")
+# Lobby sweep (Celery beat): seeks filled with bots once their time passed, seeks and challenges expired.
 MAUMAU_LOBBY_SWEEP_SECONDS = float(os.environ.get("MAUMAU_LOBBY_SWEEP_SECONDS", "2"))
 CELERY_BEAT_SCHEDULE["lobby-sweep"] = {"task": "lobby.sweep", "schedule": MAUMAU_LOBBY_SWEEP_SECONDS}
 
@@ -353,6 +364,13 @@ STREAMS_BACKSTOP_INTERVAL = env_float("STREAMS_BACKSTOP_INTERVAL", 2.0)
 # each costs the process a little CPU and no database work (15 s: 10,000 streams send 670 a second).
 STREAMS_KEEPALIVE_SECONDS = env_float("STREAMS_KEEPALIVE_SECONDS", 15.0)
 STREAMS_LONGPOLL_MAX_SECONDS = env_float("STREAMS_LONGPOLL_MAX_SECONDS", 60.0)
+# How often the open streams' tokens are looked at (one query per process for all of them): a stream
+# whose token was revoked, logged out, replaced by a password change or deleted with its account ends.
+STREAMS_TOKEN_RECHECK_SECONDS = env_float("STREAMS_TOKEN_RECHECK_SECONDS", 4.0)
+if not 0 < STREAMS_TOKEN_RECHECK_SECONDS <= 300:
+    from django.core.exceptions import ImproperlyConfigured
+
+    raise ImproperlyConfigured("STREAMS_TOKEN_RECHECK_SECONDS must be a number of seconds above 0, at most 300")
 # Threads that run the ORM for waiting clients (never the threads that serve moves).
 STREAMS_DB_THREADS = int(env_float("STREAMS_DB_THREADS", 4))
 # A "deadline_soon" notification once this share of a turn's time is used ...

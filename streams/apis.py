@@ -140,12 +140,16 @@ class WebhookDeliveriesApi(APIView):
 
 
 class WebhookSecretApi(APIView):
-    @extend_schema(summary="The caller's signing secret", responses={200: WebhookSecretSerializer, **errors(401)})
+    #: Whoever holds the secret can sign deliveries as this server: a ``read`` token (a scraper) may not.
+    token_scopes = {"GET": "play"}
+
+    @extend_schema(summary="The caller's signing secret (a token with the `play` scope)",
+                   responses={200: WebhookSecretSerializer, **errors(401, 403)})
     def get(self, request: Request) -> Response:
         return Response({"secret": services.webhook_secret_get(player=request.user.player)})
 
     @extend_schema(summary="Rotate the signing secret", request=None,
-                   responses={200: WebhookSecretSerializer, **errors(401, 429)},
+                   responses={200: WebhookSecretSerializer, **errors(401, 403, 429)},
                    description="Replace the signing secret; deliveries from now on use the new one.")
     def post(self, request: Request) -> Response:
         return Response({"secret": services.webhook_secret_rotate(player=request.user.player)})

@@ -31,7 +31,8 @@ def _redis_up() -> bool:
 
 
 def _server_env(tmp: Path, database_url: str | None) -> dict[str, str]:
-    return harness.server_env(tmp, database_url, **harness.UNTHROTTLED, STREAMS_KEEPALIVE_SECONDS="1")
+    return harness.server_env(tmp, database_url, **harness.UNTHROTTLED, STREAMS_KEEPALIVE_SECONDS="1",
+                             STREAMS_TOKEN_RECHECK_SECONDS="1")
 
 
 @pytest.fixture(scope="session")

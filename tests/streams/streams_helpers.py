@@ -76,6 +76,8 @@ class SseReader:
     comments: queue.Queue[str] = field(default_factory=queue.Queue)
     status: int | None = None
     body: bytes = b""
+    #: Set when the server ended the stream (or the reader stopped).
+    finished: threading.Event = field(default_factory=threading.Event)
     _stop: threading.Event = field(default_factory=threading.Event)
     _ready: threading.Event = field(default_factory=threading.Event)
 
@@ -85,6 +87,12 @@ class SseReader:
         return self
 
     def _run(self) -> None:
+        try:
+            self._read()
+        finally:
+            self.finished.set()
+
+    def _read(self) -> None:
         headers = dict(self.headers)
         if self.token:
             headers["Authorization"] = f"Token {self.token}"

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from django.test import override_settings
 
+from accounts import authentication
 from live import views
 from tests.streams.streams_helpers import SseReader, act, client, two_player_round
 
@@ -71,7 +72,7 @@ def test_keep_alives_cost_no_database_work(make_player: Any) -> None:
 
     async def keep_alives(game_id: int) -> list[bytes]:
         out = []
-        events = views._game_events(game_id, None, 0)
+        events = views._game_events(game_id, None, 0, token=token)
         async for chunk in events:
             out.append(chunk)
             if sum(1 for c in out if c == b": keep-alive\n\n") == 4:
@@ -82,6 +83,7 @@ def test_keep_alives_cost_no_database_work(make_player: Any) -> None:
     from games.models import Game, Table
 
     host = make_player("Ada")
+    token = authentication.authenticate(host.token)
     table = Table.objects.create(host_id=host.player_id, rules="classic", options={}, max_players=2)
     game = Game.objects.create(table=table, number=1, rules={}, state={}, seed="s")
     with override_settings(STREAMS_KEEPALIVE_SECONDS=0.05, STREAMS_CHANNEL="poll", STREAMS_POLL_INTERVAL=0.02):
