@@ -157,8 +157,7 @@ def table_join(*, table_id: int, player: Player, entropy: str | None = None, inv
     table = _table_locked(table_id)
     seats = list(table.seats.all())
     mine = next((s for s in seats if s.player_id == player.pk), None)
-    if table.visibility == "private" and mine is None and not (
-            isinstance(invite_code, str) and secrets.compare_digest(invite_code, table.invite_code)):
+    if table.visibility == "private" and mine is None and not table.invite_code_matches(invite_code):
         raise NotFoundError()
     if table.status == "closed":
         raise ConflictError("table_state", details={"reason": "table_closed"})
