@@ -113,16 +113,19 @@ def entropy_checked(entropy: Any) -> str:
     return entropy
 
 
-def _table_locked(table_id: int) -> Table:
+def _table_locked(table_id: int, player: Player | None = None) -> Table:
+    """The locked table; a private one answers ``player`` without a seat at it as a missing table does
+    (404), so that outsiders cannot tell which private tables exist."""
     table = Table.objects.select_for_update().filter(pk=table_id).first()
-    if table is None:
+    if table is None or (player is not None and table.visibility == "private"
+                         and not table.seats.filter(player=player).exists()):
         raise NotFoundError()
     return table
 
 
 def _table_of_host(table_id: int, player: Player) -> Table:
     """The locked table, for what only its host may do while it is not closed."""
-    table = _table_locked(table_id)
+    table = _table_locked(table_id, player)
     _host_check(table, player)
     return table
 
@@ -198,7 +201,7 @@ def seat_entropy_set(*, table_id: int, player: Player, entropy: Any) -> Table:
     """The caller's entropy for the table's next fair round (any time before it starts; a round
     uses it up). Set it after the last seat was taken: see ``round_start`` for why."""
     entropy = entropy_checked(entropy)
-    table = _table_locked(table_id)
+    table = _table_locked(table_id, player)
     if table.status == "closed":
         raise ConflictError("table_state", details={"reason": "table_closed"})
     mine = table.seats.filter(player=player, left=False).first()
@@ -226,7 +229,7 @@ def table_bot_add(*, table_id: int, player: Player, level: str) -> Table:
 def table_leave(*, table_id: int, player: Player) -> Table:
     """Leave the table. In a running round a bot takes over the seat at once; the host role
     passes to the next person; a table without people closes."""
-    table = _table_locked(table_id)
+    table = _table_locked(table_id, player)
     seats = list(table.seats.select_related("player"))
     mine = next((s for s in seats if s.player_id == player.pk and not s.left), None)
     if mine is None:

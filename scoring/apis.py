@@ -9,7 +9,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games.models import Player, Table
+from games.models import Player
+from games.selectors import table_get
 from maumau.errors import NotFoundError
 from maumau.params import query_bool, query_int
 from maumau.schema import errors, query_number
@@ -139,9 +140,7 @@ class TableScoreboardApi(APIView):
         tags=["tables"],
     )
     def get(self, request: Request, table_id: int) -> Response:
-        table = Table.objects.filter(pk=table_id).first()
-        if table is None:
-            raise NotFoundError()
+        table = table_get(table_id=table_id, viewer=request.user.player)  # a private one: 404 to outsiders
         return Response(selectors.table_scoreboard(table=table))
 
 
