@@ -247,7 +247,7 @@ def game_view(game: Game, state: engine.GameState, seats: list[Seat], viewer: in
             "legal_actions": engine.legal_actions(state, viewer) if active and viewer is not None else [],
             "result": result,
             "practice": game.practice,
-            "deal": fairness.deal_data(game),
+            "deal": fairness.deal_data(game, player=viewer is not None),  # a spectator's seed waits
         }
     )
     return view

@@ -291,6 +291,10 @@ CELERY_BEAT_SCHEDULE: dict[str, Any] = {
 }
 # Stored answers of Idempotency-Keys are kept this long, then purged hourly.
 MAUMAU_IDEMPOTENCY_KEEP_HOURS = float(os.environ.get("MAUMAU_IDEMPOTENCY_KEEP_HOURS", "24"))
+# A finished fair round's server seed is shown to spectators only this long after it ended (its players
+# see it at once): with the public entropy it recomputes every hand, and a watcher must not learn them
+# while the table may still be talking about the round. At least a minute.
+MAUMAU_SEED_REVEAL_DELAY_SECONDS = max(60, int(os.environ.get("MAUMAU_SEED_REVEAL_DELAY_SECONDS", "3600")))
 # Turn clocks (games/clocks.py): sweep period, the longest broker ETA (longer deadlines are left
 # to the sweep), timeouts in a row before a bot takes a seat over, the queue of clock tasks.
 MAUMAU_CLOCK_SWEEP_SECONDS = float(os.environ.get("MAUMAU_CLOCK_SWEEP_SECONDS", "2"))
