@@ -601,10 +601,18 @@ def _open_check(locked: LockedRound, expected_version: int | None) -> None:
 
 
 def _abort_check(locked: LockedRound, player: Player | None) -> None:
-    """Only the table's host aborts, and only a round with no move yet (not even a bot's or the clock's)."""
+    """Only the table's host aborts, only a practice round (a chosen seed or setup, never counted), and
+    only with no move yet (not even a bot's or the clock's).
+
+    A fair round is never aborted once dealt: the host sees their hand first, so aborting until it
+    suits them would re-roll the deal of a rated or league round at no cost, and leave no trace in
+    standings or history. A fair round that should not be played is resigned (which counts as one)."""
     host_id = Table.objects.filter(pk=locked.game.table_id).values_list("host_id", flat=True).first()
     if player is None or host_id != player.pk:
         raise PermissionDeniedError(message=_("Only the host may do this."))
+    if not locked.game.practice:
+        raise ConflictError("table_state", _("A fairly dealt round cannot be aborted: resign it instead."),
+                            details={"reason": "fair_round"})
     if locked.game.version or locked.appended:
         raise ConflictError("table_state", _("A round can be aborted only before its first move."),
                             details={"reason": "round_started", "version": locked.game.version})

@@ -45,7 +45,10 @@ def test_a_round_ended_by_a_resignation_is_rated_with_the_resigner_last(make_pla
 
 
 def test_an_aborted_round_has_no_result_and_moves_no_rating(make_player):
-    game, (ada, _bert) = fair_round(make_player)
+    ada, bert = make_player("Ada"), make_player("Bert")
+    table = ada.post("/api/v1/tables", {"rules": "classic", "max_players": 2}, format="json").json()
+    bert.post(f"/api/v1/tables/{table['id']}/join", format="json")
+    game = ada.post(f"/api/v1/tables/{table['id']}/rounds", {"seed": 3}, format="json").json()  # practice
     response = ada.post(f"/api/v1/games/{game['id']}/abort", format="json")
     assert response.status_code == 200, response.content
 
