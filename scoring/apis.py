@@ -207,10 +207,11 @@ class LeaderboardApi(APIView):
         operation_id="ratings_leaderboard",
         summary="The rule set's rating leaderboard, best first",
         description=(
-            "Every rated player under the rule set, by the conservative value `rating` = mu - 3 sigma "
-            "(OpenSkill's Plackett-Luce model), then player id. Bots are rated too and shown as bots; "
-            f"`people_only=true` leaves them out. A rating is provisional below {PROVISIONAL_ROUNDS} rated "
-            "rounds. Pages are read by cursor: pass a page's `next` as `after` (with the same `people_only`); "
+            "Every player with an established rating under the rule set, by the conservative value `rating` = "
+            "mu - 3 sigma (OpenSkill's Plackett-Luce model), then player id. Bots are rated too and shown as "
+            f"bots; `people_only=true` leaves them out. A rating is provisional below {PROVISIONAL_ROUNDS} rated "
+            "rounds and is not listed until then (`MAUMAU_LEADERBOARD_MIN_ROUNDS`). "
+            "Pages are read by cursor: pass a page's `next` as `after` (with the same `people_only`); "
             "`position` counts from the top of the listing."
         ),
         parameters=[
