@@ -9,7 +9,11 @@ seats' entropy (``engine.seeds``), then replays the ledger from that deal with
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
+
+from django.conf import settings
+from django.utils import timezone
 
 from games import engine
 from games.engine import SCHEME
@@ -25,10 +29,23 @@ def deal_kind(game: Game) -> str:
     return "fair" if game.entropy is not None else "seed"
 
 
-def deal_data(game: Game) -> dict[str, Any]:
-    """The round's deal as everyone at it may see it: the commitment and the entropy from the start
-    (neither is secret), the server seed once the round is over."""
-    over = game.status == "finished"
+def seed_shown(game: Game, *, player: bool) -> bool:
+    """Whether the caller may see the round's server seed: its players once it is over (to check the
+    deal), a spectator only ``MAUMAU_SEED_REVEAL_DELAY_SECONDS`` after that, since the seed and the
+    public entropy recompute every hand and spectators never see hands while the round is fresh."""
+    if game.status != "finished":
+        return False
+    if player:
+        return True
+    ended = game.finished_at
+    return ended is not None and timezone.now() >= ended + timedelta(
+        seconds=settings.MAUMAU_SEED_REVEAL_DELAY_SECONDS)
+
+
+def deal_data(game: Game, *, player: bool = True) -> dict[str, Any]:
+    """The round's deal as ``player`` (one of its players) or a spectator may see it: the commitment
+    and the entropy from the start (neither is secret), the server seed as :func:`seed_shown` says."""
+    over = seed_shown(game, player=player)
     return {
         "practice": game.practice,
         "kind": deal_kind(game),

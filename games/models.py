@@ -8,6 +8,7 @@ each row carries ``hash = sha256(prev_hash + canonical JSON of the row)``, and
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Iterable
 
 from django.conf import settings
@@ -124,6 +125,12 @@ class Table(models.Model):
 
     class Meta:
         indexes = [models.Index(fields=["status", "created_at"])]
+
+    def invite_code_matches(self, code: object) -> bool:
+        """Whether ``code`` is this table's invite code, in constant time. Compared as UTF-8 bytes:
+        ``compare_digest`` refuses a ``str`` with non-ASCII characters, and such a code simply does not match."""
+        return (isinstance(code, str) and bool(self.invite_code)
+                and secrets.compare_digest(code.encode("utf-8", "surrogatepass"), self.invite_code.encode()))
 
     def __str__(self) -> str:
         return f"Table {self.pk} ({self.rules}, {self.status})"

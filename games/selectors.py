@@ -8,7 +8,6 @@ stock order never leave this module while a round runs (the seed is revealed onc
 
 from __future__ import annotations
 
-import secrets
 from typing import Any
 
 from django.db.models import Prefetch, Q
@@ -165,7 +164,7 @@ def seats_for_watcher(game: Game, table_seats: list[Seat], *, player: Player,
     if viewer is not None:
         return game, seats, viewer
     table = Table.objects.only("visibility", "spectators", "invite_code", "spectator_delay").get(pk=game.table_id)
-    invited = isinstance(invite_code, str) and secrets.compare_digest(invite_code, table.invite_code)
+    invited = table.invite_code_matches(invite_code)
     if table.visibility == "private" or table.spectators == "nobody" or (table.spectators == "invited"
                                                                           and not invited):
         raise NotFoundError()
@@ -248,7 +247,7 @@ def game_view(game: Game, state: engine.GameState, seats: list[Seat], viewer: in
             "legal_actions": engine.legal_actions(state, viewer) if active and viewer is not None else [],
             "result": result,
             "practice": game.practice,
-            "deal": fairness.deal_data(game),
+            "deal": fairness.deal_data(game, player=viewer is not None),  # a spectator's seed waits
         }
     )
     return view

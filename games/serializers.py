@@ -433,7 +433,8 @@ class DealSerializer(serializers.Serializer):
                                    help_text="`fair`: commit and reveal; `seed`: a round from before fair dealing.")
     commitment = serializers.CharField(allow_null=True, help_text="SHA-256 (hex) of the server seed.")
     entropy = DealEntropySerializer(many=True, allow_null=True, help_text="Per game seat, mixed into the deal.")
-    seed = serializers.CharField(allow_null=True, help_text="The server seed, revealed when the round is over.")
+    seed = serializers.CharField(allow_null=True, help_text="The server seed: shown to the round's players once "
+                                 "it is over, to spectators an hour (`MAUMAU_SEED_REVEAL_DELAY_SECONDS`) after that.")
 
 
 class GameViewSerializer(serializers.Serializer):

@@ -275,7 +275,7 @@ def _wait_params(request: HttpRequest) -> tuple[float, int | None, str | None]:
     """``wait`` (seconds, capped), ``after`` (or the version in If-None-Match; None: the next move)
     and a spectator's ``invite_code``."""
     try:
-        wait = float(request.GET.get("wait", "0") or 0)
+        wait = float(request.GET.get("wait", "0"))  # an empty ``wait=`` is no number (400), as the schema says
     except ValueError as exc:
         raise ValidationFailed(details={"field": "wait", "reason": "seconds, at most 60"}) from exc
     if not wait >= 0:  # also refuses NaN

@@ -16,8 +16,9 @@ QUERY_INT_MAX = 2**31 - 1
 
 def query_int(value: Any, name: str, default: Any = None, *, minimum: int = 0,
               maximum: int = QUERY_INT_MAX) -> Any:
-    """``value`` (a query parameter or header, possibly missing) as an int within the bounds."""
-    if value is None or value == "":
+    """``value`` (a query parameter or header, possibly missing) as an int within the bounds. An empty
+    value (``?limit=``) is no number, as the schema says: refused, not read as missing."""
+    if value is None:
         return default
     try:
         number = int(value)

@@ -76,6 +76,21 @@ def error_headers(result: dict[str, Any], generator: Any, request: Any, public: 
     return result
 
 
+def required_bodies(result: dict[str, Any], generator: Any, request: Any, public: bool) -> dict[str, Any]:
+    """POSTPROCESSING_HOOKS: a request body given as a literal schema that needs fields (``required``, or
+    ``oneOf`` of such objects, as a move's action) is itself required: the server refuses a request
+    without one, and the schema says so (drf-spectacular leaves a literal schema's body optional)."""
+    for path in result.get("paths", {}).values():
+        for operation in path.values():
+            body = operation.get("requestBody") if isinstance(operation, dict) else None
+            if not body or body.get("required"):
+                continue
+            schemas = [media.get("schema", {}) for media in body.get("content", {}).values()]
+            if schemas and all(schema.get("required") or schema.get("oneOf") for schema in schemas):
+                body["required"] = True
+    return result
+
+
 def errors(*codes: int) -> dict[int, OpenApiResponse]:
     """The error responses of one operation, for ``extend_schema(responses={..., **errors(401, 404)})``."""
     return {code: ERRORS[code] for code in codes}

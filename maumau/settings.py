@@ -252,7 +252,8 @@ SPECTACULAR_SETTINGS = {
     "SERVE_INCLUDE_SCHEMA": False,
     "SCHEMA_PATH_PREFIX": r"/api/v1",  # operations are grouped (tagged) by what follows: tables, games, ...
     "COMPONENT_SPLIT_REQUEST": True,
-    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "maumau.schema.error_headers"],
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "maumau.schema.error_headers",
+                            "maumau.schema.required_bodies"],
     # <id:...> (maumau/converters.py): at most 18 digits.
     "PATH_CONVERTER_OVERRIDES": {"id": {"type": "integer", "minimum": 0, "maximum": 10**18 - 1}},
     "ENUM_NAME_OVERRIDES": {
@@ -291,6 +292,14 @@ CELERY_BEAT_SCHEDULE: dict[str, Any] = {
 }
 # Stored answers of Idempotency-Keys are kept this long, then purged hourly.
 MAUMAU_IDEMPOTENCY_KEEP_HOURS = float(os.environ.get("MAUMAU_IDEMPOTENCY_KEEP_HOURS", "24"))
+# A finished fair round's server seed is shown to spectators only this long after it ended (its players
+# see it at once): with the public entropy it recomputes every hand, and a watcher must not learn them
+# while the table may still be talking about the round. At least a minute.
+MAUMAU_SEED_REVEAL_DELAY_SECONDS = max(60, int(os.environ.get("MAUMAU_SEED_REVEAL_DELAY_SECONDS", "3600")))
+# Rating farms (scoring/ratings.py): at most this many rounds of the same players are rated per 24 hours
+# (0: no limit), and a rating is on the leaderboard from this many rated rounds on (below it is provisional).
+MAUMAU_RATED_ROUNDS_TOGETHER_PER_DAY = int(os.environ.get("MAUMAU_RATED_ROUNDS_TOGETHER_PER_DAY", "3"))
+MAUMAU_LEADERBOARD_MIN_ROUNDS = int(os.environ.get("MAUMAU_LEADERBOARD_MIN_ROUNDS", "10"))
 # Turn clocks (games/clocks.py): sweep period, the longest broker ETA (longer deadlines are left
 # to the sweep), timeouts in a row before a bot takes a seat over, the queue of clock tasks.
 MAUMAU_CLOCK_SWEEP_SECONDS = float(os.environ.get("MAUMAU_CLOCK_SWEEP_SECONDS", "2"))

@@ -335,9 +335,11 @@ class GameEventsApi(APIView):
 
 class GameAbortApi(APIView):
     @extend_schema(
-        summary="Abort a round before its first move (host only)",
+        summary="Abort a practice round before its first move (host only)",
         description="The round ends unscored (`reason: aborted`) and is never counted; the ledger records it. "
-                    "409 once a move was made (a bot's or the clock's included).",
+                    "Only a practice round (a chosen seed or setup): a fairly dealt round is never aborted "
+                    "(409 `fair_round`; the host has seen their hand, so it would be a free re-deal), it is "
+                    "played or resigned. 409 once a move was made (a bot's or the clock's included).",
         request=None,
         responses={200: MoveResultSerializer, **errors(401, 403, 404, 409, 429)},
     )

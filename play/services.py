@@ -113,16 +113,19 @@ def entropy_checked(entropy: Any) -> str:
     return entropy
 
 
-def _table_locked(table_id: int) -> Table:
+def _table_locked(table_id: int, player: Player | None = None) -> Table:
+    """The locked table; a private one answers ``player`` without a seat at it as a missing table does
+    (404), so that outsiders cannot tell which private tables exist."""
     table = Table.objects.select_for_update().filter(pk=table_id).first()
-    if table is None:
+    if table is None or (player is not None and table.visibility == "private"
+                         and not table.seats.filter(player=player).exists()):
         raise NotFoundError()
     return table
 
 
 def _table_of_host(table_id: int, player: Player) -> Table:
     """The locked table, for what only its host may do while it is not closed."""
-    table = _table_locked(table_id)
+    table = _table_locked(table_id, player)
     _host_check(table, player)
     return table
 
@@ -157,8 +160,7 @@ def table_join(*, table_id: int, player: Player, entropy: str | None = None, inv
     table = _table_locked(table_id)
     seats = list(table.seats.all())
     mine = next((s for s in seats if s.player_id == player.pk), None)
-    if table.visibility == "private" and mine is None and not (
-            isinstance(invite_code, str) and secrets.compare_digest(invite_code, table.invite_code)):
+    if table.visibility == "private" and mine is None and not table.invite_code_matches(invite_code):
         raise NotFoundError()
     if table.status == "closed":
         raise ConflictError("table_state", details={"reason": "table_closed"})
@@ -199,7 +201,7 @@ def seat_entropy_set(*, table_id: int, player: Player, entropy: Any) -> Table:
     """The caller's entropy for the table's next fair round (any time before it starts; a round
     uses it up). Set it after the last seat was taken: see ``round_start`` for why."""
     entropy = entropy_checked(entropy)
-    table = _table_locked(table_id)
+    table = _table_locked(table_id, player)
     if table.status == "closed":
         raise ConflictError("table_state", details={"reason": "table_closed"})
     mine = table.seats.filter(player=player, left=False).first()
@@ -227,7 +229,7 @@ def table_bot_add(*, table_id: int, player: Player, level: str) -> Table:
 def table_leave(*, table_id: int, player: Player) -> Table:
     """Leave the table. In a running round a bot takes over the seat at once; the host role
     passes to the next person; a table without people closes."""
-    table = _table_locked(table_id)
+    table = _table_locked(table_id, player)
     seats = list(table.seats.select_related("player"))
     mine = next((s for s in seats if s.player_id == player.pk and not s.left), None)
     if mine is None:
@@ -599,10 +601,18 @@ def _open_check(locked: LockedRound, expected_version: int | None) -> None:
 
 
 def _abort_check(locked: LockedRound, player: Player | None) -> None:
-    """Only the table's host aborts, and only a round with no move yet (not even a bot's or the clock's)."""
+    """Only the table's host aborts, only a practice round (a chosen seed or setup, never counted), and
+    only with no move yet (not even a bot's or the clock's).
+
+    A fair round is never aborted once dealt: the host sees their hand first, so aborting until it
+    suits them would re-roll the deal of a rated or league round at no cost, and leave no trace in
+    standings or history. A fair round that should not be played is resigned (which counts as one)."""
     host_id = Table.objects.filter(pk=locked.game.table_id).values_list("host_id", flat=True).first()
     if player is None or host_id != player.pk:
         raise PermissionDeniedError(message=_("Only the host may do this."))
+    if not locked.game.practice:
+        raise ConflictError("table_state", _("A fairly dealt round cannot be aborted: resign it instead."),
+                            details={"reason": "fair_round"})
     if locked.game.version or locked.appended:
         raise ConflictError("table_state", _("A round can be aborted only before its first move."),
                             details={"reason": "round_started", "version": locked.game.version})

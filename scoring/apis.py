@@ -9,7 +9,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games.models import Player, Table
+from games.models import Player
+from games.selectors import table_get
 from maumau.errors import NotFoundError
 from maumau.params import query_bool, query_int
 from maumau.schema import errors, query_number
@@ -139,9 +140,7 @@ class TableScoreboardApi(APIView):
         tags=["tables"],
     )
     def get(self, request: Request, table_id: int) -> Response:
-        table = Table.objects.filter(pk=table_id).first()
-        if table is None:
-            raise NotFoundError()
+        table = table_get(table_id=table_id, viewer=request.user.player)  # a private one: 404 to outsiders
         return Response(selectors.table_scoreboard(table=table))
 
 
@@ -208,10 +207,11 @@ class LeaderboardApi(APIView):
         operation_id="ratings_leaderboard",
         summary="The rule set's rating leaderboard, best first",
         description=(
-            "Every rated player under the rule set, by the conservative value `rating` = mu - 3 sigma "
-            "(OpenSkill's Plackett-Luce model), then player id. Bots are rated too and shown as bots; "
-            f"`people_only=true` leaves them out. A rating is provisional below {PROVISIONAL_ROUNDS} rated "
-            "rounds. Pages are read by cursor: pass a page's `next` as `after` (with the same `people_only`); "
+            "Every player with an established rating under the rule set, by the conservative value `rating` = "
+            "mu - 3 sigma (OpenSkill's Plackett-Luce model), then player id. Bots are rated too and shown as "
+            f"bots; `people_only=true` leaves them out. A rating is provisional below {PROVISIONAL_ROUNDS} rated "
+            "rounds and is not listed until then (`MAUMAU_LEADERBOARD_MIN_ROUNDS`). "
+            "Pages are read by cursor: pass a page's `next` as `after` (with the same `people_only`); "
             "`position` counts from the top of the listing."
         ),
         parameters=[

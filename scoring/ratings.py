@@ -6,11 +6,26 @@ tau 25/300) rates a round from the ranking the engine computed, seat by seat, ti
 mu - 3 sigma (OpenSkill's `ordinal`), which starts at 0 and rises as a player proves themselves;
 a rating is *provisional* until `PROVISIONAL_ROUNDS` rated rounds.
 
-Which rounds are rated is decided once, when the round is recorded (`ratings_locked`): not a
-practice round (a chosen seed or setup), and not a round in which a bot played most of a person's
-turns (counted from the move ledger: per person seat, the rows whose actor is `bot` against all its
-`player`, `bot` and `clock` rows). An aborted round has no result and is never recorded. Bots (server
-bots and bot accounts) are rated like anyone; the leaderboard shows them as bots.
+Which rounds are rated is decided once, when the round is recorded (`ratings_locked`), and kept as
+`RoundResult.rated`, which the recompute replays. A round is rated unless (the farms each rule stops):
+
+- it is practice (a chosen seed or setup) or aborted (only practice rounds can be; never recorded);
+- a `random` bot sat in it: beating a bot that plays any legal card proves nothing;
+- someone resigned before their own first move: a sock account resigning at once would feed its
+  owner a win per two requests. The whole round is unrated, for the resigner and everyone else;
+- a stand-in bot finished a person's seat (its last `player`/`bot` row on that seat is the bot's:
+  they left, or never took it back after timeouts), or made most of its turns (per person seat, `bot`
+  rows against all `player`, `bot` and `clock` rows). The round is unrated for everyone: the results
+  ledger marks whole rounds, and an absent person's seat played by a bot is not a fair result for
+  the others either;
+- the same players (the same set, under the same rules) already had
+  `MAUMAU_RATED_ROUNDS_TOGETHER_PER_DAY` (3) rated rounds in the 24 hours before it ended: repeated
+  results between the same accounts count only a few times a day.
+
+Bots other than `random` (server bots and bot accounts) are rated like anyone; the leaderboard shows
+them as bots. A rating is provisional below `PROVISIONAL_ROUNDS` rated rounds and is not listed on
+the leaderboard until `MAUMAU_LEADERBOARD_MIN_ROUNDS` (10); with the daily limit per set of players,
+ten rated rounds take more than one set of opponents or more than three days.
 
 Order and concurrency: `ratings_locked` creates the missing rating rows and locks the round's rows
 (one upsert whose conflicts lock them in the order of its VALUES, player id, so two rounds that share
@@ -29,10 +44,13 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from datetime import timedelta
 from functools import cache
 from typing import Any
 
+from django.conf import settings
 from django.db import connection, transaction
+from django.utils import timezone
 from openskill.models import PlackettLuce
 
 from games import sql
@@ -68,16 +86,39 @@ def rated_after(current: Sequence[tuple[float, float]], ranks: Sequence[int]) ->
 
 
 @cache
-def _lock_sql(players: int, person_seats: int) -> str:
-    """The one statement that decides and locks (see `ratings_locked`)."""
+def _lock_sql(players: int, person_seats: int, bots: int, vendor: str) -> str:
+    """The one statement that decides and locks (see `ratings_locked`): the rating rows are upserted
+    only when no reason not to rate the round (`unrated`) holds and the round is not recorded yet."""
     seats = ", ".join(["%s"] * person_seats) or "NULL"
+    bot_ids = ", ".join(["%s"] * bots) or "NULL"
+    ids = ", ".join(["%s"] * players)
     rows = ", ".join(["(%s, %s, %s, %s, %s, %s, 0)"] * players)
+    kind = "r.action ->> 'type'" if vendor == "postgresql" else "json_extract(r.action, '$.type')"
+    unrated = (
+        # a stand-in bot made most of a person seat's turns
+        f"SELECT 1 FROM games_move WHERE game_id = %s AND seat IN ({seats}) AND actor IN ('player', 'bot', 'clock')"
+        " GROUP BY seat HAVING 2 * count(CASE WHEN actor = 'bot' THEN 1 END) > count(*)"
+        # a stand-in bot finished a person's seat (the person left, or never took it back after timeouts)
+        f" UNION ALL SELECT 1 FROM games_move b WHERE b.game_id = %s AND b.seat IN ({seats}) AND b.actor = 'bot'"
+        " AND NOT EXISTS (SELECT 1 FROM games_move m WHERE m.game_id = b.game_id AND m.seat = b.seat"
+        " AND m.actor = 'player' AND m.seq > b.seq)"
+        # a `random` bot sat in the round
+        f" UNION ALL SELECT 1 FROM games_player WHERE id IN ({bot_ids}) AND bot_level = 'random'"
+        # someone resigned before their own first move
+        f" UNION ALL SELECT 1 FROM games_move r WHERE r.game_id = %s AND r.actor = 'player' AND {kind} = 'resign'"
+        " AND NOT EXISTS (SELECT 1 FROM games_move m WHERE m.game_id = r.game_id AND m.seat = r.seat"
+        " AND m.actor = 'player' AND m.seq < r.seq)"
+        # the same players were rated together often enough in the last day (from one player's recent results)
+        " UNION ALL SELECT 1 FROM (SELECT count(*) AS n FROM scoring_playerresult p"
+        " JOIN scoring_roundresult rr ON rr.id = p.round_id"
+        " WHERE p.player_id = %s AND p.rules = %s AND p.finished_at >= %s AND rr.rated"
+        f" AND (SELECT count(*) FROM scoring_playerresult q WHERE q.round_id = p.round_id) = {players}"
+        " AND (SELECT count(*) FROM scoring_playerresult q WHERE q.round_id = p.round_id"
+        f" AND q.player_id IN ({ids})) = {players}) AS together WHERE together.n >= %s"
+    )
     return (
-        "WITH taken AS (SELECT seat FROM games_move"
-        f" WHERE game_id = %s AND seat IN ({seats}) AND actor IN ('player', 'bot', 'clock')"
-        " GROUP BY seat HAVING 2 * count(*) FILTER (WHERE actor = 'bot') > count(*))"
-        " INSERT INTO scoring_rating (player_id, rules, bot, mu, sigma, rating, rounds)"
-        f" SELECT * FROM (VALUES {rows}) AS new_rating WHERE NOT EXISTS (SELECT 1 FROM taken)"
+        "INSERT INTO scoring_rating (player_id, rules, bot, mu, sigma, rating, rounds)"
+        f" SELECT * FROM (VALUES {rows}) AS new_rating WHERE NOT EXISTS ({unrated})"
         " AND NOT EXISTS (SELECT 1 FROM scoring_roundresult WHERE game_id = %s)"
         " ON CONFLICT (rules, player_id) DO UPDATE SET rounds = scoring_rating.rounds"
         " RETURNING player_id, id, mu, sigma"
@@ -99,11 +140,9 @@ def ratings_locked(*, game: Any, practice: bool, rules: str, seat_players: dict[
     transaction ends (created at the initial values where missing), or none when the round is not
     rated or is already in the ledger.
 
-    A round is not rated when it is practice or aborted, or when a bot made more than half of a
-    person seat's turns (its `player`, `bot` and `clock` ledger rows): a bot that took over after
-    timeouts, or after the person left. That count, the ledger check and the lock are one literal
-    statement: an upsert that returns each row, locking them in the order of its VALUES, which is
-    player-id order, and inserts nothing when a seat was taken over or the round is recorded.
+    A round is not rated for the reasons in the module's docstring. Those checks, the ledger check and
+    the lock are one literal statement: an upsert that returns each row, locking them in the order of its
+    VALUES, which is player-id order, and inserts nothing when a reason holds or the round is recorded.
 
     A rated round so makes one statement where a round not rated makes the caller's look-up for a row
     already written: the caller looks only when this returns nothing. (Sending the two together in one
@@ -113,12 +152,16 @@ def ratings_locked(*, game: Any, practice: bool, rules: str, seat_players: dict[
         return {}
     ids = sorted(set(seat_players.values()))
     person_seats = sorted(seat for seat, player_id in seat_players.items() if player_id not in bots)
-    params: list[Any] = [game.pk, *person_seats]
+    bot_ids = sorted(bots & set(ids))
+    since = (game.finished_at or timezone.now()) - timedelta(days=1)
+    together = settings.MAUMAU_RATED_ROUNDS_TOGETHER_PER_DAY or 2**31 - 1
+    params: list[Any] = []
     for player_id in ids:
         params += [player_id, rules, player_id in bots, INITIAL_MU, INITIAL_SIGMA, INITIAL_RATING]
-    params.append(game.pk)
+    params += [game.pk, *person_seats, game.pk, *person_seats, *bot_ids, game.pk,
+               ids[0], rules, since, *ids, together, game.pk]
     with sql.cursor() as cursor:
-        cursor.execute(_lock_sql(len(ids), len(person_seats)), params)
+        cursor.execute(_lock_sql(len(ids), len(person_seats), len(bot_ids), connection.vendor), params)
         rows = cursor.fetchall()
     return {player_id: LockedRating(rating_id, mu, sigma) for player_id, rating_id, mu, sigma in rows}
 

@@ -21,6 +21,7 @@ import struct
 from collections.abc import Iterable
 from typing import Any
 
+from django.conf import settings
 from django.db import connection
 from django.db.models import Count, F, OuterRef, Q, QuerySet, Subquery, Sum, Window
 from django.db.models.functions import RowNumber
@@ -249,7 +250,9 @@ def leaderboard_query(*, rules: str, people_only: bool, limit: int, after: tuple
     ranges; everyone is both ranges' first `limit + 1` rows merged (UNION ALL), on a database that orders
     and limits inside a compound statement (PostgreSQL). SQLite, the small embedded default, sorts the
     rule set's ratings instead."""
-    rows = Rating.objects.filter(rules=rules)
+    # A provisional rating (too few rated rounds, see scoring.ratings) is not on the board: a new account
+    # shows no rank until it has played enough.
+    rows = Rating.objects.filter(rules=rules, rounds__gte=settings.MAUMAU_LEADERBOARD_MIN_ROUNDS)
     if after is not None:
         rating, player_id, _position = after
         # rating <= the cursor's is the index range; the OR only drops the equal ratings already shown.

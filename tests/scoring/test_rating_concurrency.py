@@ -28,7 +28,8 @@ pytestmark = [
 ]
 
 
-def test_rounds_sharing_players_that_end_together_lose_no_rating_update(players):
+def test_rounds_sharing_players_that_end_together_lose_no_rating_update(players, settings):
+    settings.MAUMAU_RATED_ROUNDS_TOGETHER_PER_DAY = 0  # the same players, six rounds each: the lock is tested
     people = players(6)
     # Four tables whose players overlap in both directions (ids ascending and descending), so
     # that locking in seat order would deadlock (the rows are locked in player-id order).
@@ -58,7 +59,8 @@ def submitted(game_id: int, host: Any, action: dict[str, Any]) -> Callable[[thre
     return move
 
 
-def test_winning_moves_submitted_together_at_tables_sharing_a_player_are_all_rated(monkeypatch):
+def test_winning_moves_submitted_together_at_tables_sharing_a_player_are_all_rated(monkeypatch, settings):
+    settings.MAUMAU_RATED_ROUNDS_TOGETHER_PER_DAY = 0
     ada, bert, cleo = (account_services.player_create(name=name)[0] for name in ("Ada", "Bert", "Cleo"))
     tables = []
     for host, guest in ((ada, bert), (cleo, bert), (bert, ada)):

@@ -100,17 +100,18 @@ def test_a_round_in_which_a_bot_played_most_of_a_persons_turns_is_not_rated(play
     assert not Rating.objects.exists()
 
 
-def test_a_bot_standing_in_for_a_few_turns_leaves_the_round_rated(players):
+def test_a_bot_standing_in_for_a_few_turns_leaves_the_round_rated_when_the_person_takes_the_seat_back(players):
     ada, bert = players(2)
     game = finish_game(table_for([ada, bert], rules="classic"), ranked([2, 1]))
-    moves_for(game, 0, ["player", "clock", "clock", "bot", "bot", "bot", "system"], ada)  # 3 of 6 turns
-    moves_for(game, 1, ["player"] * 6, bert)
+    moves_for(game, 0, ["player", "clock", "clock", "bot", "bot", "bot", "system", "player"], ada)  # 3 of 7 turns
+    moves_for(game, 1, ["player"] * 7, bert)
 
     assert round_result_record(game=game).rated is True
     assert rating_of(bert).mu > rating_of(ada).mu
 
 
-def test_bots_are_rated_too_and_the_people_only_board_leaves_them_out(players):
+def test_bots_are_rated_too_and_the_people_only_board_leaves_them_out(players, settings):
+    settings.MAUMAU_LEADERBOARD_MIN_ROUNDS = 0  # every rating listed, provisional or not
     ada, bert = players(2)
     bot = Player.objects.create(name="Bot 2 (basic)", is_bot=True, bot_level="basic")
     game = finish_game(table_for([ada, bert, bot], rules="house"), ranked([2, 3, 1]))
@@ -126,7 +127,9 @@ def test_bots_are_rated_too_and_the_people_only_board_leaves_them_out(players):
     assert (people["people_only"], people["next"]) == (True, None)
 
 
-def test_a_rating_is_provisional_until_ten_rated_rounds(players):
+def test_a_rating_is_provisional_until_ten_rated_rounds(players, settings):
+    settings.MAUMAU_LEADERBOARD_MIN_ROUNDS = 0
+    settings.MAUMAU_RATED_ROUNDS_TOGETHER_PER_DAY = 0  # the same two, ten times in a day
     ada, bert = players(2)
     table = table_for([ada, bert], rules="classic")
     for number in range(PROVISIONAL_ROUNDS):
@@ -137,7 +140,8 @@ def test_a_rating_is_provisional_until_ten_rated_rounds(players):
     assert [(entry["rounds"], entry["provisional"]) for entry in board] == [(PROVISIONAL_ROUNDS, False)] * 2
 
 
-def test_the_leaderboard_pages_by_cursor_through_every_player_best_first(players):
+def test_the_leaderboard_pages_by_cursor_through_every_player_best_first(players, settings):
+    settings.MAUMAU_LEADERBOARD_MIN_ROUNDS = 0  # every rating listed, provisional or not
     seated = players(7)
     for start in range(0, 7, 2):
         group = (seated + seated[:1])[start:start + 2]
@@ -156,7 +160,8 @@ def test_the_leaderboard_pages_by_cursor_through_every_player_best_first(players
     assert positions == list(range(1, 8))
 
 
-def test_the_board_of_everyone_pages_through_people_and_bots_interleaved_best_first(players):
+def test_the_board_of_everyone_pages_through_people_and_bots_interleaved_best_first(players, settings):
+    settings.MAUMAU_LEADERBOARD_MIN_ROUNDS = 0  # every rating listed, provisional or not
     people = players(5)
     bots = [Player.objects.create(name=f"Bot {number} (basic)", is_bot=True, bot_level="basic") for number in range(4)]
     seated = [people[0], bots[0], people[1], bots[1], people[2], bots[2], people[3], bots[3], people[4]]
@@ -196,7 +201,8 @@ def test_a_leaderboard_query_it_did_not_give_is_refused(players, query):
     assert response.json()["error"]["code"] == "validation_error"
 
 
-def test_a_cursor_of_another_listing_is_refused_and_an_unknown_rule_set_is_not_found(players):
+def test_a_cursor_of_another_listing_is_refused_and_an_unknown_rule_set_is_not_found(players, settings):
+    settings.MAUMAU_LEADERBOARD_MIN_ROUNDS = 0  # every rating listed, provisional or not
     seated = players(3)
     round_result_record(game=finish_game(table_for(seated, rules="classic"), ranked([1, 2, 3])))
     client = client_for(seated[0])

@@ -33,6 +33,13 @@ def fair_round(make_player: Any, rules: str = "classic", people: int = 2) -> tup
 
 def test_a_round_ended_by_a_resignation_is_rated_with_the_resigner_last(make_player):
     game, (ada, bert, cleo) = fair_round(make_player, people=3)
+    by_seat = {0: ada, 1: bert, 2: cleo}
+    while True:  # Bert moves once first: a resignation before one's own first move is not rated
+        turn = Game.objects.get(pk=game["id"]).turn
+        legal = by_seat[turn].get(f"/api/v1/games/{game['id']}").json()["legal_actions"]
+        assert by_seat[turn].post(f"/api/v1/games/{game['id']}/actions", legal[0], format="json").status_code == 200
+        if turn == 1:
+            break
     response = bert.post(f"/api/v1/games/{game['id']}/actions", {"type": "resign"}, format="json")
     assert response.status_code == 200, response.content
 
@@ -45,7 +52,10 @@ def test_a_round_ended_by_a_resignation_is_rated_with_the_resigner_last(make_pla
 
 
 def test_an_aborted_round_has_no_result_and_moves_no_rating(make_player):
-    game, (ada, _bert) = fair_round(make_player)
+    ada, bert = make_player("Ada"), make_player("Bert")
+    table = ada.post("/api/v1/tables", {"rules": "classic", "max_players": 2}, format="json").json()
+    bert.post(f"/api/v1/tables/{table['id']}/join", format="json")
+    game = ada.post(f"/api/v1/tables/{table['id']}/rounds", {"seed": 3}, format="json").json()  # practice
     response = ada.post(f"/api/v1/games/{game['id']}/abort", format="json")
     assert response.status_code == 200, response.content
 

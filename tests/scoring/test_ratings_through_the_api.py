@@ -75,7 +75,8 @@ def test_a_round_whose_person_left_to_a_bot_is_recorded_but_not_rated(make_playe
     assert [(line["game"], line["rated"]) for line in history] == [(game["id"], False)]
 
 
-def test_two_people_who_play_a_fair_round_out_are_both_rated(make_player):
+def test_two_people_who_play_a_fair_round_out_are_both_rated(make_player, settings):
+    settings.MAUMAU_LEADERBOARD_MIN_ROUNDS = 0
     host, guest = make_player("Ada"), make_player("Bert")
     table = host.post("/api/v1/tables", {"rules": "tavern", "max_players": 2}, format="json").json()
     assert guest.post(f"/api/v1/tables/{table['id']}/join", format="json").status_code == 200
@@ -91,8 +92,9 @@ def test_two_people_who_play_a_fair_round_out_are_both_rated(make_player):
     assert {line["player"]["id"] for line in board} == {host.player_id, guest.player_id}
 
 
-def test_the_leaderboard_and_a_players_ratings_cost_fixed_queries(make_player, monkeypatch,
+def test_the_leaderboard_and_a_players_ratings_cost_fixed_queries(make_player, monkeypatch, settings,
                                                                   django_assert_num_queries):
+    settings.MAUMAU_LEADERBOARD_MIN_ROUNDS = 0
     table, host, guest = rigged_house_table(make_player, monkeypatch)
     for _ in range(3):
         game = host.post(f"/api/v1/tables/{table['id']}/rounds", {}, format="json").json()
