@@ -14,8 +14,7 @@ from typing import Any
 from django.db import connection, transaction
 from django.utils import timezone
 
-from games.engine import RuleSet
-from games.engine import round_result
+from games.engine import RuleSet, round_result
 from games.models import Game, League, Player, Seat, Table
 from scoring.services import round_result_record
 
