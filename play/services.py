@@ -487,8 +487,10 @@ def move_submit(
             # was appended stays), and anything else fails the caller's transaction as it must.
             with transaction.atomic(savepoint=False):
                 found = sql.game_locked_with_seats(game_id)
-                if found is None:
-                    raise NotFoundError()
+                if found is None:  # raised after the block: a caller that catches it may go on
+                    refusal = NotFoundError()
+                    committing = True
+                    break
                 game, table_seats = found
                 locked = LockedRound(game=game, state=game.engine_state(), seats=game.seats_in_order(table_seats),
                                      now=timezone.now())
