@@ -6,7 +6,6 @@ runs it."""
 
 from __future__ import annotations
 
-from functools import cache
 from typing import Any
 
 from django.contrib.auth.models import User
@@ -20,17 +19,18 @@ from accounts.models import AccessToken
 from games import presence, sql
 from games.models import Player
 
-
-@cache
-def _token_sql() -> str:
-    return (f"SELECT {sql.columns(AccessToken, 't')}, {sql.columns(User, 'u')}, {sql.columns(Player, 'p')} "
-            "FROM accounts_accesstoken t JOIN auth_user u ON u.id = t.user_id "
-            "LEFT JOIN games_player p ON p.user_id = u.id "
-            "WHERE t.prefix = %s")
-
-
-def _width(model: type[Any]) -> int:
-    return len(model._meta.concrete_fields)
+#: The columns the look-up selects per model, in its order (every concrete field, checked by a test).
+TOKEN_COLUMNS = ("id", "user_id", "name", "prefix", "digest", "scopes", "created_at", "last_used_at", "expires_at")
+USER_COLUMNS = ("id", "password", "last_login", "is_superuser", "username", "first_name", "last_name", "email",
+                "is_staff", "is_active", "date_joined")
+TOKEN_SQL = (
+    "SELECT t.id, t.user_id, t.name, t.prefix, t.digest, t.scopes, t.created_at, t.last_used_at, t.expires_at, "
+    "u.id, u.password, u.last_login, u.is_superuser, u.username, u.first_name, u.last_name, u.email, "
+    "u.is_staff, u.is_active, u.date_joined, "
+    "p.id, p.name, p.user_id, p.is_bot, p.bot_level, p.has_webhook, p.last_seen_at, p.created_at "
+    "FROM accounts_accesstoken t JOIN auth_user u ON u.id = t.user_id "
+    "LEFT JOIN games_player p ON p.user_id = u.id "
+    "WHERE t.prefix = %s")
 
 
 def token_with_user_and_player(key: str) -> AccessToken | None:
@@ -39,16 +39,17 @@ def token_with_user_and_player(key: str) -> AccessToken | None:
     if not key or len(key) > tokens.KEY_MAX_LENGTH:
         return None
     with sql.cursor() as c:
-        c.execute(_token_sql(), [tokens.key_prefix(key)])
+        c.execute(TOKEN_SQL, [tokens.key_prefix(key)])
         rows = c.fetchall()
-    width = _width(AccessToken)
-    found = next(((t, r) for r in rows if tokens.key_matches(t := sql.load(AccessToken, r[:width]), key)), None)
+    width = len(TOKEN_COLUMNS)
+    found = next(((t, r) for r in rows if tokens.key_matches(t := sql.load(AccessToken, TOKEN_COLUMNS, r[:width]),
+                                                                   key)), None)
     if found is None:
         return None
     token, row = found
-    user_end = width + _width(User)
-    user = sql.load(User, row[width:user_end])
-    player = sql.load(Player, row[user_end:]) if row[user_end] is not None else None
+    user_end = width + len(USER_COLUMNS)
+    user = sql.load(User, USER_COLUMNS, row[width:user_end])
+    player = sql.load(Player, sql.PLAYER_COLUMNS, row[user_end:]) if row[user_end] is not None else None
     AccessToken._meta.get_field("user").set_cached_value(token, user)
     player_user = Player._meta.get_field("user")
     player_user.remote_field.set_cached_value(user, player)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass
 from typing import Any
 
 from django.utils.translation import gettext_lazy as _
@@ -13,7 +14,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from games import engine, ledger, selectors
-from games.models import Game, Move, Player, Seat
+from games.models import Player
 from games.serializers import (
     ACTION_SCHEMA,
     BotAddSerializer,
@@ -28,7 +29,8 @@ from games.serializers import (
     TableJoinSerializer,
     TableSerializer,
 )
-from maumau.errors import PermissionDeniedError, ValidationFailed
+from maumau import database_retry
+from maumau.errors import DomainError, IllegalMoveError, PermissionDeniedError, ValidationFailed, error_body
 from maumau.params import QUERY_INT_MAX, query_bool, query_int
 from maumau.schema import ETAG, IDEMPOTENCY_KEY, IDEMPOTENT_REPLAYED, errors, query_number
 from maumau.strict import validated
@@ -271,12 +273,56 @@ class GameDetailApi(APIView):
         return Response(view, headers={"ETag": etag})
 
 
-def _render_move(game: Game, state: engine.GameState, seats: list[Seat], viewer: int | None,
-                 moves: list[Move]) -> dict[str, Any]:
+def _render_move(outcome: services.MoveOutcome) -> dict[str, Any]:
+    """The answer to a move: the caller's view of the round and the events of what was appended."""
+    game, viewer = outcome.game, outcome.seat
     reveal = game.status == "finished" and viewer is not None
-    view = selectors.game_view(game, state, seats, viewer)
-    view["events"] = [e for m in moves for e in engine.redact_events(m.events, viewer, reveal=reveal)]
+    view = selectors.game_view(game, outcome.state, outcome.seats, viewer)
+    view["events"] = [e for m in outcome.moves for e in engine.redact_events(m.events, viewer, reveal=reveal)]
     return view
+
+
+@dataclass
+class MoveAnswer:
+    """The status and body a move request gets; ``refusal`` is raised once its transaction committed."""
+
+    status_code: int
+    body: dict[str, Any]
+    refusal: DomainError | None = None
+    replayed: bool = False
+
+
+@database_retry.written_once_more
+def _move_answered(*, game_id: int, player: Player, action: dict[str, Any], expected_version: int | None = None,
+                   key: str | None = None, fingerprint: str = "") -> MoveAnswer:
+    """One transaction: the answer stored for ``key``, or the move and its rendered answer, stored for
+    ``key``. A refusal is answered after the commit: what the move appended before it (timeouts, a
+    house penalty card) stays, and a refused play whose penalty was written is stored and replayed too."""
+    if key is not None:
+        stored = services.idempotent_answer(player=player, key=key, fingerprint=fingerprint)
+        if stored is not None:
+            return MoveAnswer(stored.status_code, stored.body, replayed=True)
+    try:
+        outcome = services.move_submit(game_id=game_id, actor="player", player=player, action=action,
+                                       expected_version=expected_version)
+    except DomainError as refusal:
+        answer = MoveAnswer(refusal.status, error_body(refusal.code, refusal.message, refusal.details), refusal)
+        if key is not None and isinstance(refusal, IllegalMoveError):
+            services.idempotent_answer_store(player=player, key=key, fingerprint=fingerprint,
+                                             status_code=answer.status_code, body=answer.body)
+        return answer
+    answer = MoveAnswer(200, _render_move(outcome))
+    if key is not None:
+        services.idempotent_answer_store(player=player, key=key, fingerprint=fingerprint,
+                                         status_code=answer.status_code, body=answer.body)
+    return answer
+
+
+def _move_response(answer: MoveAnswer) -> Response:
+    if answer.refusal is not None:
+        raise answer.refusal
+    headers = {"Idempotent-Replayed": "true"} if answer.replayed else {}
+    return Response(answer.body, status=answer.status_code, headers=headers)
 
 
 class GameActionApi(APIView):
@@ -305,12 +351,8 @@ class GameActionApi(APIView):
         fingerprint = "" if key is None else hashlib.sha256(  # only a key's replay compares it
             f"{request.method} {request.path}\n{ledger.canonical_json(data)}".encode()
         ).hexdigest()
-        outcome = services.move_submit(
-            game_id=game_id, actor="player", player=caller(request), action=action,
-            expected_version=expected_version, idempotency_key=key, fingerprint=fingerprint, render=_render_move,
-        )
-        headers = {"Idempotent-Replayed": "true"} if outcome.replayed else {}
-        return Response(outcome.body, status=outcome.status_code, headers=headers)
+        return _move_response(_move_answered(game_id=game_id, player=caller(request), action=action,
+                                             expected_version=expected_version, key=key, fingerprint=fingerprint))
 
 
 class GameEventsApi(APIView):
@@ -344,9 +386,7 @@ class GameAbortApi(APIView):
         responses={200: MoveResultSerializer, **errors(401, 403, 404, 409, 429)},
     )
     def post(self, request: Request, game_id: int) -> Response:
-        outcome = services.move_submit(game_id=game_id, actor="player", player=caller(request),
-                                       action={"type": "abort"}, render=_render_move)
-        return Response(outcome.body, status=outcome.status_code)
+        return _move_response(_move_answered(game_id=game_id, player=caller(request), action={"type": "abort"}))
 
 
 class GameFairnessApi(APIView):

@@ -4,9 +4,11 @@ commit (the move pipeline has its own such loop).
 
 ``move_submit`` is the one path for everything that changes a round: a person's action, the bots on
 turn, and the turn clock (the expiry tasks, the sweep and a request that finds a passed deadline).
-Its body reads as the pipeline it runs. What follows a move is explicit: the streams app builds the
-move's notifications and they are written with the move (one statement on PostgreSQL); the clock
-tasks and the wake-ups go out on commit.
+Its body reads as the pipeline it runs. What follows a move is explicit: the apps above the stored
+game return what a move means for them (the streams app its notifications and wake-ups, the scoring
+app a finished round's rating moves) and the pipeline writes it with the move (``play.writes``, one
+statement on PostgreSQL); the clock tasks and deliveries go out on commit. It returns the round as it
+left it or raises; answering HTTP, and replaying an answer for an Idempotency-Key, is the API's.
 """
 
 from __future__ import annotations
@@ -16,7 +18,6 @@ import hashlib
 import random
 import re
 import secrets
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -40,7 +41,7 @@ from maumau.errors import (
     PermissionDeniedError,
     ValidationFailed,
 )
-from play import tasks
+from play import tasks, writes
 from scoring import services as scoring_services
 from streams import channels
 from streams import services as stream_services
@@ -414,13 +415,14 @@ def _deadlines_set(game: Game, state: engine.GameState, now: datetime, turn_pass
 
 @dataclass
 class MoveOutcome:
-    """What move_submit did: the answer body for the caller, and the ledger rows it appended."""
+    """What move_submit did: the round as it left it (game row, engine state, seats in game-seat
+    order), the caller's game seat (None: not a seated person) and the ledger rows it appended."""
 
-    status_code: int
-    body: dict[str, Any]
-    game: Game | None = None
-    moves: list[Move] = field(default_factory=list)
-    replayed: bool = False
+    game: Game
+    state: engine.GameState
+    seats: list[Seat]
+    seat: int | None
+    moves: list[Move]
 
 
 @dataclass
@@ -460,10 +462,7 @@ def move_submit(
     player: Player | None = None,
     action: dict[str, Any] | None,
     expected_version: int | None = None,
-    idempotency_key: str | None = None,
-    fingerprint: str = "",
     play_bots: bool = True,
-    render: Callable[[Game, engine.GameState, list[Seat], int | None, list[Move]], dict[str, Any]] | None = None,
     bot_seat: int | None = None,
 ) -> MoveOutcome:
     """Apply one action of ``actor``: ``"player"`` (``player``'s ``action``), ``"bot"`` (``action=None``:
@@ -471,28 +470,29 @@ def move_submit(
     lock, see ``play.thinking``) or ``"clock"`` (``action=None``: resolve the passed deadlines; with
     ``expected_version`` only those of that version, as an expiry task is set for).
 
-    ``render(game, state, seats, viewer_seat, moves)`` builds the caller's answer inside the
-    transaction, so the answer stored for an Idempotency-Key is exactly the one sent.
-    Raises DomainError (400/403/404/409/422). What was appended before a refusal is committed all the
-    same: the timeouts a late action missed, and in ``house`` the penalty card of an illegal play.
+    Returns the outcome or raises DomainError (400/403/404/409/422). What was appended before a
+    refusal is written all the same, and commits with the caller's transaction or this one: the
+    timeouts a late action missed, and in ``house`` the penalty card of an illegal play (the refusal's
+    details then say what it cost, as its player may see it).
     """
     action = _action_parsed(action)
     # A connection that dies before the commit (a restarted or terminated database session) leaves
     # nothing written: the pipeline runs once more on a fresh one. Not after the body ended (the commit's
-    # outcome is unknown), nor inside a caller's transaction (that one is lost with the connection).
+    # outcome is unknown), nor inside a caller's transaction (that one is lost with the connection; the
+    # caller retries, as the API's views do).
     retry_allowed = not connection.in_atomic_block
     for attempt in (1, 2):
         refusal: DomainError | None = None
         committing = False
         try:
-            with transaction.atomic():
-                if idempotency_key and player is not None:
-                    replay = _idempotency_replay(player, idempotency_key, fingerprint)
-                    if replay is not None:
-                        return replay
+            # No savepoint inside a caller's transaction: a refusal leaves this block normally (what
+            # was appended stays), and anything else fails the caller's transaction as it must.
+            with transaction.atomic(savepoint=False):
                 found = sql.game_locked_with_seats(game_id)
-                if found is None:
-                    raise NotFoundError()
+                if found is None:  # raised after the block: a caller that catches it may go on
+                    refusal = NotFoundError()
+                    committing = True
+                    break
                 game, table_seats = found
                 locked = LockedRound(game=game, state=game.engine_state(), seats=game.seats_in_order(table_seats),
                                      now=timezone.now())
@@ -517,17 +517,13 @@ def move_submit(
                         _bots_play(locked)
                 except DomainError as exc:
                     refusal = exc
-                batch = sql.WriteBatch()
-                changed = _game_fields_settle(locked) if locked.appended else []  # the answer shows the row
-                status, body = _answer(locked, refusal, seat, render)
-                stored = refusal is None or isinstance(refusal, IllegalMoveError)  # what a retry with the key replays
-                if idempotency_key and player is not None and stored:
-                    batch.insert([IdempotencyRecord(player=player, key=idempotency_key, fingerprint=fingerprint,
-                                                    status_code=status, body=body)])
-                try:
-                    _round_save(locked, batch, changed)
-                except IntegrityError as exc:  # the key's record exists: only if the claim was not exclusive
-                    raise ConflictError("idempotency_in_progress", details={"key": idempotency_key}) from exc
+                if locked.appended:
+                    _game_fields_settle(locked)
+                    _round_save(locked)
+                if isinstance(refusal, IllegalMoveError):
+                    penalty = [e for m in locked.appended if m.actor == "system"
+                               for e in engine.redact_events(m.events, seat)]
+                    refusal.details = {**refusal.details, "penalty": penalty, "version": locked.game.version}
                 committing = True
             break
         except (OperationalError, InterfaceError) as exc:
@@ -538,7 +534,7 @@ def move_submit(
         if isinstance(refusal, IllegalMoveError):
             observability.illegal_move_refused()
         raise refusal
-    return MoveOutcome(status_code=status, body=body, game=game, moves=locked.appended)
+    return MoveOutcome(game=game, state=locked.state, seats=locked.seats, seat=seat, moves=locked.appended)
 
 
 def _action_parsed(action: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -551,26 +547,49 @@ def _action_parsed(action: dict[str, Any] | None) -> dict[str, Any] | None:
                                details={"reason": exc.message, **exc.details}) from exc
 
 
-def _idempotency_replay(player: Player, key: str, fingerprint: str) -> MoveOutcome | None:
-    """The stored answer of an earlier request with this key, if it committed.
+#: On PostgreSQL, the claim of an Idempotency-Key and the look-up of its answer in one statement.
+IDEMPOTENCY_CLAIM_SQL = (
+    "SELECT pg_try_advisory_xact_lock(%s), r.id, r.fingerprint, r.status_code, r.body"
+    " FROM (SELECT 1) AS one LEFT JOIN games_idempotencyrecord r ON r.player_id = %s AND r.key = %s")
+IDEMPOTENCY_COLUMNS = ("id", "fingerprint", "status_code", "body")
+
+
+def idempotent_answer(*, player: Player, key: str, fingerprint: str) -> IdempotencyRecord | None:
+    """The stored answer of an earlier request with this key that committed, for the caller's
+    transaction to replay; None when there is none (the caller answers, then stores its answer with
+    :func:`idempotent_answer_store` in the same transaction).
 
     A duplicate that arrives while the first is still running gets 409: on PostgreSQL a
-    transaction-scoped advisory try-lock on (player, key) tells at once, and once the lock is ours
-    every earlier request with the key has committed, so one look-up after it sees its answer.
-    SQLite runs one writer at a time (immediate transactions): a duplicate there waits, then replays.
+    transaction-scoped advisory try-lock on (player, key) tells at once. The look-up runs in the same
+    statement, on the snapshot taken before the lock was won: a first request that commits in between
+    is not seen, and then the duplicate's own answer fails on the unique key (409 too) and takes its
+    move with it. SQLite runs one writer at a time (immediate transactions): a duplicate there waits,
+    then replays. The same key with another request is 422.
     """
     if connection.vendor == "postgresql":
         digest = hashlib.sha256(f"idempotency:{player.pk}:{key}".encode()).digest()
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_try_advisory_xact_lock(%s)", [int.from_bytes(digest[:8], "big", signed=True)])
-            if not cursor.fetchone()[0]:
-                raise ConflictError("idempotency_in_progress", details={"key": key})
-    record = IdempotencyRecord.objects.filter(player=player, key=key).first()
-    if record is None:
-        return None
-    if record.fingerprint != fingerprint:
+        with sql.cursor() as cursor:
+            cursor.execute(IDEMPOTENCY_CLAIM_SQL, [int.from_bytes(digest[:8], "big", signed=True), player.pk, key])
+            claimed, *row = cursor.fetchone()
+        if not claimed:
+            raise ConflictError("idempotency_in_progress", details={"key": key})
+        record = sql.load(IdempotencyRecord, IDEMPOTENCY_COLUMNS, row) if row[0] is not None else None
+    else:
+        record = IdempotencyRecord.objects.filter(player=player, key=key).first()
+    if record is not None and record.fingerprint != fingerprint:
         raise DomainError("idempotency_key_reused", status=422, details={"key": key})
-    return MoveOutcome(status_code=record.status_code, body=record.body, replayed=True)
+    return record
+
+
+def idempotent_answer_store(*, player: Player, key: str, fingerprint: str, status_code: int,
+                            body: dict[str, Any]) -> None:
+    """Store the answer given for this key, in the transaction of the request it answers; 409 when
+    a request with the same key committed meanwhile (see :func:`idempotent_answer`)."""
+    try:
+        IdempotencyRecord.objects.create(player=player, key=key, fingerprint=fingerprint, status_code=status_code,
+                                         body=body)
+    except IntegrityError as exc:
+        raise ConflictError("idempotency_in_progress", details={"key": key}) from exc
 
 
 def _seat_of(locked: LockedRound, player: Player | None) -> int:
@@ -763,61 +782,40 @@ def _bot_apply(locked: LockedRound, game_seat: int, choice: dict[str, Any]) -> b
     return True
 
 
-def _round_save(locked: LockedRound, batch: sql.WriteBatch, changed: list[str]) -> None:
-    """Send ``batch`` with the new ledger rows, the game row (its ``changed`` fields, settled by
-    :func:`_game_fields_settle`) and the notifications the streams app
-    builds for them: one statement on PostgreSQL (a round's end first writes its result, which the
-    notifications tell). Then what follows on commit: webhook deliveries, reminders, clock tasks."""
+def _round_save(locked: LockedRound) -> None:
+    """Write the appended ledger rows, the game row (settled by :func:`_game_fields_settle`) and what
+    follows from them: the notifications the streams app builds and the wake-ups, and when the round
+    ended the table set open and the result the scoring app records, with its rating moves. One
+    statement (``play.writes``), two when the round ended: the result is recorded after the ledger
+    rows are written (the ratings lock counts who played them), and the notifications tell it. Then
+    what follows on commit: webhook deliveries, reminders, clock tasks."""
     game = locked.game
-    if not locked.appended:
-        batch.send()
-        return
-    batch.insert(locked.appended)
     transaction.on_commit(functools.partial(observability.moves_committed, list(locked.appended)))
-    batch.update(game, changed)
+    pending = writes.MoveWrites(game=game, moves=locked.appended)
     if game.status == "finished":  # the table is free for the next round; the result counts
-        batch.statement("UPDATE games_table SET status = 'open' WHERE id = %s AND status = 'playing'",
-                        [game.table_id])
-        batch.send()
+        pending.table_opened = game.table_id
+        writes.move_write(pending)
+        pending = writes.MoveWrites()
         if (game.result or {}).get("reason") != "aborted":  # an aborted round never counts, not even as played
-            scoring_services.round_result_record(
+            _round_result, pending.rating_moves = scoring_services.round_result_counted(
                 game=game, seat_players={index: seat.player_id for index, seat in enumerate(locked.seats)},
-                bots={seat.player_id for seat in locked.seats if seat.player.is_bot}, batch=batch)
-    notifications = stream_services.move_notifications(game=game, seats=locked.seats, moves=locked.appended)
-    batch.insert(notifications)
-    channels.publish_on_commit(channels.game_topic(game.pk),
-                               *sorted({channels.player_topic(n.player_id) for n in notifications}), batch=batch)
-    batch.send()
-    stream_services.notifications_dispatch(notifications, seats=locked.seats)
+                bots={seat.player_id for seat in locked.seats if seat.player.is_bot})
+    pending.notifications = stream_services.move_notifications(game=game, seats=locked.seats, moves=locked.appended)
+    pending.wake = channels.published_on_commit(
+        channels.game_topic(game.pk), *sorted({channels.player_topic(n.player_id) for n in pending.notifications}))
+    writes.move_write(pending)
+    stream_services.notifications_dispatch(pending.notifications, seats=locked.seats)
     tasks.clock_tasks_schedule(game)
 
 
-def _game_fields_settle(locked: LockedRound) -> list[str]:
+def _game_fields_settle(locked: LockedRound) -> None:
     """Bring the game row in line with the state after the appended rows (the answer is rendered
-    from it before it is written); returns the fields that change."""
+    from it)."""
     game, state = locked.game, locked.state
     game.state_set(state)
     game.turn = state.turn if state.status == "active" else None
-    fields = ["state", "version", "ledger_head", "turn", "deadline", "hermann_deadline"]
     if state.status != "active":
         game.status, game.result, game.finished_at = "finished", state.result, locked.now
-        fields += ["status", "result", "finished_at"]
-    return fields
-
-
-def _answer(locked: LockedRound, refusal: DomainError | None, seat: int | None,
-            render: Callable[..., dict[str, Any]] | None) -> tuple[int, dict[str, Any]]:
-    """The status and body for the caller: the rendered round, or the refusal (with the penalty a
-    refused house play cost, as its player may see it)."""
-    if refusal is None:
-        if not render:
-            return 200, {}
-        return 200, render(locked.game, locked.state, locked.seats, seat, locked.appended)
-    if isinstance(refusal, IllegalMoveError):
-        penalty = [e for m in locked.appended if m.actor == "system" for e in engine.redact_events(m.events, seat)]
-        refusal.details = {**refusal.details, "penalty": penalty, "version": locked.game.version}
-    return refusal.status, {"error": {"code": refusal.code, "message": str(refusal.message),
-                                      "details": refusal.details}}
 
 
 def idempotency_records_purge(*, keep: timedelta) -> int:

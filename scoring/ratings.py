@@ -35,13 +35,12 @@ Two rounds that share a player are therefore rated in the order of their ledger 
 the stored ratings exactly.
 
 Cost (bench.ratings): rating adds no round trip to the move that ends a round. The lock takes the
-place of the ledger look-up that recording a round not rated makes, and the writes (`round_rate`)
-ride in the move's last statement.
+place of the ledger look-up that recording a round not rated makes, and what `round_rate` returns
+is written by the move pipeline in the move's own statement.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -121,17 +120,18 @@ def _lock_sql(players: int, person_seats: int, bots: int, vendor: str) -> str:
         f" SELECT * FROM (VALUES {rows}) AS new_rating WHERE NOT EXISTS ({unrated})"
         " AND NOT EXISTS (SELECT 1 FROM scoring_roundresult WHERE game_id = %s)"
         " ON CONFLICT (rules, player_id) DO UPDATE SET rounds = scoring_rating.rounds"
-        " RETURNING player_id, id, mu, sigma"
+        " RETURNING player_id, id, mu, sigma, rounds"
     )
 
 
 @dataclass(slots=True)
 class LockedRating:
-    """A locked rating row as a round moves it: its id and its (mu, sigma) before the round."""
+    """A locked rating row as a round moves it: its id, its (mu, sigma) and rounds before the round."""
 
     id: int
     mu: float
     sigma: float
+    rounds: int
 
 
 def ratings_locked(*, game: Any, practice: bool, rules: str, seat_players: dict[int, int],
@@ -163,79 +163,42 @@ def ratings_locked(*, game: Any, practice: bool, rules: str, seat_players: dict[
     with sql.cursor() as cursor:
         cursor.execute(_lock_sql(len(ids), len(person_seats), len(bot_ids), connection.vendor), params)
         rows = cursor.fetchall()
-    return {player_id: LockedRating(rating_id, mu, sigma) for player_id, rating_id, mu, sigma in rows}
+    return {player_id: LockedRating(rating_id, mu, sigma, rounds) for player_id, rating_id, mu, sigma, rounds in rows}
 
 
-@cache
-def _rate_sql_postgresql(players: int) -> tuple[str, str]:
-    """The round's rating UPDATE and history INSERT on PostgreSQL: one array per column, so they add
-    12 parameters to the move's last statement whatever the seats. psycopg caches its parse of a
-    statement only up to 50 parameters; a VALUES row per player took that statement past it, and it
-    was parsed again every time. The rows are a literal VALUES of ordinals indexing the arrays, not
-    `unnest`: PostgreSQL knows the row count of the one and not of the other in the generic plan, whose
-    cost then looked worse than a plan for the values, so it planned the statement anew every time
-    (measured: 0.4 ms a move at 100,000 ratings)."""
-    ordinals = "(VALUES " + ", ".join(f"({n})" for n in range(1, players + 1)) + ") AS i(n)"
-    return (
-        "UPDATE scoring_rating SET mu = (%s::float8[])[i.n], sigma = (%s::float8[])[i.n],"
-        " rating = (%s::float8[])[i.n], rounds = scoring_rating.rounds + 1, last_round_id = %s"
-        f" FROM {ordinals} WHERE scoring_rating.id = (%s::bigint[])[i.n]",
-        "INSERT INTO scoring_ratingpoint (round_id, player_id, rules, rank, mu, sigma, rating)"
-        " SELECT %s, (%s::bigint[])[i.n], %s, (%s::integer[])[i.n], (%s::float8[])[i.n],"
-        f" (%s::float8[])[i.n], (%s::float8[])[i.n] FROM {ordinals}",
-    )
+@dataclass(slots=True)
+class RatingMoves:
+    """What one rated round changes, unsaved: its players' locked ratings moved (new mu, sigma and
+    shown value, one round more, this round the last) and a history point per player."""
+
+    ratings: list[Rating]
+    points: list[RatingPoint]
+
+    #: The fields of ``ratings`` a round changes.
+    FIELDS = ("mu", "sigma", "rating", "rounds", "last_round")
 
 
-def _array(values: Sequence[float | int]) -> str | list[float | int]:
-    """A PostgreSQL array literal of finite numbers, sent as text (psycopg's dumper for a list cost a move
-    50 us more): Python's repr of a float is the shortest text that reads back as the same double, and
-    PostgreSQL reads it back exactly (verify_ratings compares bits). Anything else goes as a list."""
-    if all(math.isfinite(value) for value in values):
-        return "{" + ",".join(map(repr, values)) + "}"
-    return list(values)
-
-
-@cache
-def _rate_sql(players: int) -> tuple[str, str]:
-    """The same on SQLite (no arrays): VALUES rows, whose columns are column1 ... there as on PostgreSQL."""
-    updates = ", ".join(["(%s, %s, %s, %s)"] * players)
-    points = ", ".join(["(%s, %s, %s, %s, %s, %s, %s)"] * players)
-    return (
-        "UPDATE scoring_rating SET mu = new_rating.column2, sigma = new_rating.column3,"
-        " rating = new_rating.column4, rounds = scoring_rating.rounds + 1, last_round_id = %s"
-        f" FROM (VALUES {updates}) AS new_rating WHERE scoring_rating.id = new_rating.column1",
-        "INSERT INTO scoring_ratingpoint (round_id, player_id, rules, rank, mu, sigma, rating)"
-        f" VALUES {points}",
-    )
-
-
-def round_rate(*, round_result: RoundResult, lines: Sequence[PlayerResult], ratings: dict[int, LockedRating],
-               batch: sql.WriteBatch) -> None:
-    """Move the locked `ratings` by one recorded round (its ledger `lines`) and add a history point
-    per player; the writes go into `batch`, which the caller sends within the same transaction (on
-    PostgreSQL inside the move's last statement). Literal statements: model instances and
-    `WriteBatch.insert` for the points cost more than the maths."""
+def round_rate(*, round_result: RoundResult, lines: Sequence[PlayerResult],
+               ratings: dict[int, LockedRating]) -> RatingMoves:
+    """Move the locked `ratings` by one recorded round (its ledger `lines`): what the round writes,
+    for the caller to write in the same transaction (`rating_moves_write`, or the move's statement)."""
     lines = sorted(lines, key=lambda line: line.seat)
     locked = [ratings[line.player_id] for line in lines]
     after = rated_after([(rating.mu, rating.sigma) for rating in locked], [line.rank for line in lines])
-    values = [display_value(mu, sigma) for mu, sigma in after]
-    round_id, rules = round_result.pk, round_result.rules
-    if connection.vendor == "postgresql":
-        mus, sigmas = _array([mu for mu, _sigma in after]), _array([sigma for _mu, sigma in after])
-        shown, player_ids = _array(values), _array([line.player_id for line in lines])
-        update_sql, points_sql = _rate_sql_postgresql(len(lines))
-        batch.statement(update_sql, [mus, sigmas, shown, round_id, _array([rating.id for rating in locked])])
-        batch.statement(points_sql, [round_id, player_ids, rules, _array([line.rank for line in lines]), mus,
-                                     sigmas, shown])
-        return
-    updates: list[Any] = [round_id]
-    points: list[Any] = []
-    for line, rating, (mu, sigma), value in zip(lines, locked, after, values, strict=True):
-        updates += [rating.id, mu, sigma, value]
-        points += [round_id, line.player_id, rules, line.rank, mu, sigma, value]
-    update_sql, points_sql = _rate_sql(len(lines))
-    batch.statement(update_sql, updates)
-    batch.statement(points_sql, points)
+    moved, points = [], []
+    for line, rating, (mu, sigma) in zip(lines, locked, after, strict=True):
+        value = display_value(mu, sigma)
+        moved.append(Rating(pk=rating.id, mu=mu, sigma=sigma, rating=value, rounds=rating.rounds + 1,
+                            last_round_id=round_result.pk))
+        points.append(RatingPoint(round_id=round_result.pk, player_id=line.player_id, rules=round_result.rules,
+                                  rank=line.rank, mu=mu, sigma=sigma, rating=value))
+    return RatingMoves(ratings=moved, points=points)
+
+
+def rating_moves_write(moves: RatingMoves) -> None:
+    """Write a round's rating moves with the ORM (a round recorded outside the move pipeline)."""
+    Rating.objects.bulk_update(moves.ratings, RatingMoves.FIELDS)
+    RatingPoint.objects.bulk_create(moves.points)
 
 
 # --- replay, compare, recompute --------------------------------------------------------------------

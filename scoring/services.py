@@ -27,7 +27,6 @@ from django.db.models import F
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from games import sql
 from games.models import League, Player, Seat
 from games.rule_sets import rule_set_from
 from maumau import database_retry
@@ -76,16 +75,28 @@ def limit_loser(limit: int, crossing: Iterable[tuple[int, int, int, int, int]]) 
 
 
 @transaction.atomic(savepoint=False)
-def round_result_record(*, game: Any, seat_players: dict[int, int] | None = None, bots: set[int] | None = None,
-                        batch: sql.WriteBatch | None = None) -> RoundResult:
-    """Write a finished round's result to the ledger once, count it in its league, and rate it.
+def round_result_record(*, game: Any, seat_players: dict[int, int] | None = None,
+                        bots: set[int] | None = None) -> RoundResult:
+    """`round_result_counted`, and its rating moves written at once: a finished round recorded on its own."""
+    round_result, rating_moves = round_result_counted(game=game, seat_players=seat_players, bots=bots)
+    if rating_moves is not None:
+        ratings.rating_moves_write(rating_moves)
+    return round_result
 
-    Called by `play.services.move_submit` inside the transaction of the last move, with the
-    round's players by game seat (`seat_players`; read from the table's seats when not given) and
-    which of them are bots (`bots`; read from the players when not given). The rating writes go into
-    the move's `batch` (sent by the caller before it commits), or are sent here without one.
-    A second call for the same game returns the row already written (unique per game). No
-    savepoint of its own: a failure here fails the whole move, as it must.
+
+@transaction.atomic(savepoint=False)
+def round_result_counted(*, game: Any, seat_players: dict[int, int] | None = None, bots: set[int] | None = None,
+                         ) -> tuple[RoundResult, ratings.RatingMoves | None]:
+    """Write a finished round's result to the ledger once and count it in its league; return it with
+    the moves of its players' ratings, which the caller writes in the same transaction (None for a
+    round not rated).
+
+    Called by the move pipeline (`play`) inside the transaction of the last move, with the round's
+    players by game seat (`seat_players`; read from the table's seats when not given) and which of
+    them are bots (`bots`; read from the players when not given); the pipeline writes the rating
+    moves in the move's own statement. A second call for the same game returns the row already
+    written (unique per game) and no rating moves. No savepoint of its own: a failure here fails the
+    whole move, as it must.
 
     Multiplier bonus: for the winner of a round, `multiplier - 1`, i.e. the extra jacks laid
     on the last card (house `final_jacks`); 0 for everyone else and in the other rule sets.
@@ -109,11 +120,9 @@ def round_result_record(*, game: Any, seat_players: dict[int, int] | None = None
     locked_ratings = ratings.ratings_locked(game=game, practice=practice, rules=rules_name,
                                             seat_players=seat_players, bots=bots)
     if not locked_ratings:
-        with sql.cursor() as look_up:
-            look_up.execute(_round_result_of_game_sql(), [game.pk])
-            existing = look_up.fetchone()
+        existing = RoundResult.objects.filter(game_id=game.pk).first()
         if existing is not None:
-            return sql.load(RoundResult, existing)
+            return existing, None
 
     result = game.result
     if not result:
@@ -143,19 +152,11 @@ def round_result_record(*, game: Any, seat_players: dict[int, int] | None = None
     lines = player_results(round_result=round_result, result=result, seat_players=seat_players,
                            table_id=table.pk, league=league, rules=rules_name, finished_at=finished_at)
     PlayerResult.objects.bulk_create(lines)
-    if rated:
-        writes = batch or sql.WriteBatch()
-        ratings.round_rate(round_result=round_result, lines=lines, ratings=locked_ratings, batch=writes)
-        if batch is None:
-            writes.send()
     if league is not None and counted:
         _standings_count(league=league, lines=lines)
-    return round_result
-
-
-@functools.cache
-def _round_result_of_game_sql() -> str:
-    return f"SELECT {sql.columns(RoundResult, 'r')} FROM scoring_roundresult r WHERE r.game_id = %s"
+    if not rated:
+        return round_result, None
+    return round_result, ratings.round_rate(round_result=round_result, lines=lines, ratings=locked_ratings)
 
 
 def player_results(*, round_result: RoundResult, result: dict[str, Any], seat_players: dict[int, int],

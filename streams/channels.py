@@ -28,7 +28,7 @@ import weakref
 from collections import defaultdict
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from django.conf import settings
 from django.db import close_old_connections, connection, transaction
@@ -37,9 +37,6 @@ from django.db.models import Max
 from games.models import Game
 from maumau.ops import channel_kind
 from streams.models import Notification
-
-if TYPE_CHECKING:
-    from games.sql import WriteBatch
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -93,26 +90,31 @@ def _pg_notify_sql(count: int) -> str:
     return "SELECT " + ", ".join(["pg_notify(%s, %s)"] * count)
 
 
-def publish_on_commit(*topics: str, batch: WriteBatch | None = None) -> None:
-    """Wake the waiters on these topics once the current transaction commits (at once without one).
+def publish_on_commit(*topics: str) -> None:
+    """Wake the waiters on these topics once the current transaction commits (at once without one):
+    :func:`published_on_commit`, and the ``pg_notify`` it asks for run now."""
+    notify = published_on_commit(*topics)
+    if notify:
+        with connection.cursor() as cursor:
+            cursor.execute(_pg_notify_sql(len(notify)), [v for topic in notify for v in (PG_CHANNEL, topic)])
 
-    On the ``postgres`` channel the ``pg_notify`` calls run inside the transaction, in one
-    statement (added to ``batch`` if given, else run now): PostgreSQL delivers them at commit and
-    drops them on rollback, so the publisher needs no round trip after commit. Waiters of this
-    process and the ``redis`` channel are woken by an on-commit hook.
+
+def published_on_commit(*topics: str) -> tuple[str, ...]:
+    """Arrange the wake-ups of these topics for the commit; return the topics the caller must
+    ``pg_notify`` on :data:`PG_CHANNEL` inside the transaction (none but on the ``postgres`` channel).
+
+    On the ``postgres`` channel the ``pg_notify`` calls run inside the transaction (a writer puts
+    them in its own statement): PostgreSQL delivers them at commit and drops them on rollback, so the
+    publisher needs no round trip after commit. Waiters of this process and the ``redis`` channel are
+    woken by an on-commit hook.
     """
     if not topics:
-        return
+        return ()
     if channel_kind() == "postgres" and connection.vendor == "postgresql":
-        params = [v for topic in topics for v in (PG_CHANNEL, topic)]
-        if batch is not None:
-            batch.statement(_pg_notify_sql(len(topics)), params)
-        else:
-            with connection.cursor() as cursor:
-                cursor.execute(_pg_notify_sql(len(topics)), params)
         transaction.on_commit(functools.partial(_publish_local, topics))
-    else:
-        transaction.on_commit(functools.partial(publish, *topics))
+        return topics
+    transaction.on_commit(functools.partial(publish, *topics))
+    return ()
 
 
 def _publish_local(topics: tuple[str, ...]) -> None:

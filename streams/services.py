@@ -2,11 +2,12 @@
 
 A move's notifications (``your_turn``, ``round_over``, ``league_over``) are built here by
 :func:`move_notifications` from the round as ``play.services.move_submit`` holds it in memory (game,
-seats with players, the appended ledger rows), and written by the move in its own statement: they
-cost no re-read, and commit or roll back with the move. What has effects outside the database waits
-for the commit: webhook deliveries' tasks and turn reminders (:func:`notifications_dispatch`, through
-``streams.tasks``) and the wake-ups (``channels.publish_on_commit``; on PostgreSQL ``pg_notify`` runs
-in the transaction, which delivers it at commit).
+seats with players, the appended ledger rows), and returned unsaved: the move pipeline writes them in
+the move's own statement, so they cost no re-read, and commit or roll back with the move. What has
+effects outside the database waits for the commit: webhook deliveries' tasks and turn reminders
+(:func:`notifications_dispatch`, through ``streams.tasks``) and the wake-ups
+(``channels.published_on_commit``; on PostgreSQL ``pg_notify`` runs in the transaction, which
+delivers it at commit).
 
 Round starts and joins are told after their commit, in a short transaction of their own. Each
 transaction here is ``database_retry.written_once_more``: it runs once more when its session dies
@@ -63,10 +64,8 @@ def notifications_create(items: list[Notification], *, seats: Iterable[Seat] = (
 @database_retry.written_once_more
 def _notifications_written(items: list[Notification], seats: list[Seat]) -> None:
     """The transaction of ``notifications_create`` (none for no notifications: no savepoint inside a caller's)."""
-    batch = sql.WriteBatch()
-    batch.insert(items)
-    channels.publish_on_commit(*sorted({channels.player_topic(n.player_id) for n in items}), batch=batch)
-    batch.send()
+    Notification.objects.bulk_create(items)
+    channels.publish_on_commit(*sorted({channels.player_topic(n.player_id) for n in items}))
     notifications_dispatch(items, seats=seats)
 
 

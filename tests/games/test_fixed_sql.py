@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from django.conf import settings
+from django.contrib.auth.models import User
 from django.db import DatabaseError, connection, transaction
 from django.db.models import Model
 from django.utils import timezone
@@ -17,7 +18,8 @@ from psycopg import pq
 from accounts import authentication, tokens
 from accounts.models import AccessToken
 from games import sql
-from games.models import Game, Move, Player, Seat
+from games.models import Game, IdempotencyRecord, Move, Player, Seat
+from play import services, writes
 from streams.models import Notification
 from tests.games.api_helpers import act, view
 
@@ -48,12 +50,24 @@ def test_a_user_without_player_has_no_player(django_user_model) -> None:  # type
         token.user.player  # noqa: B018
 
 
+@pytest.mark.parametrize(("model", "columns"), [
+    (Game, sql.GAME_COLUMNS), (Seat, sql.SEAT_COLUMNS), (Player, sql.PLAYER_COLUMNS),
+    (AccessToken, authentication.TOKEN_COLUMNS), (User, authentication.USER_COLUMNS),
+], ids=lambda value: getattr(value, "__name__", ""))
+def test_the_literal_reads_select_every_field_of_their_models(model, columns) -> None:  # type: ignore[no-untyped-def]
+    """A field added to a model must be added to the statements that load it (else it loads deferred)."""
+    assert columns == tuple(f.attname for f in model._meta.concrete_fields)
+
+
+def test_the_idempotency_look_up_names_fields_of_its_model() -> None:
+    names = {f.attname for f in IdempotencyRecord._meta.concrete_fields}
+    assert set(services.IDEMPOTENCY_COLUMNS) <= names
+
+
 def test_inserted_rows_get_their_ids_and_read_back_equal(two_people) -> None:  # type: ignore[no-untyped-def]
     _table, host, _guest, game = two_people()
     notes = [Notification(player_id=host.player_id, kind="your_turn", data={"n": n}) for n in range(3)]
-    batch = sql.WriteBatch()
-    batch.insert(notes)
-    batch.send()
+    writes.move_write(writes.MoveWrites(notifications=notes))
     assert all(n.pk is not None and n.created_at is not None and not n._state.adding for n in notes)
     assert [fields_of(n) for n in notes] == [fields_of(Notification.objects.get(pk=n.pk)) for n in notes]
     assert Move.objects.filter(game_id=game["id"]).count() == Game.objects.get(pk=game["id"]).version
@@ -100,36 +114,27 @@ def round_trips(send: Callable[[], Any]) -> int:
         return sum(1 for line in trace if line.startswith("F\t") and ("\tSync" in line or "\tQuery\t" in line))
 
 
-def test_a_write_batch_is_one_statement_and_one_round_trip_on_postgresql(  # type: ignore[no-untyped-def]
+def test_a_move_write_is_one_statement_and_one_round_trip_on_postgresql(  # type: ignore[no-untyped-def]
     two_people, django_assert_num_queries
 ) -> None:
     _table, host, _guest, game = two_people()
     notes = [Notification(player_id=host.player_id, kind="your_turn", data={"n": n}) for n in range(3)]
     row = Game.objects.get(pk=game["id"])
     row.deadline = timezone.now() + timedelta(days=1)
-    batch = sql.WriteBatch()
-    batch.insert(notes[:1])
-    batch.update(row, ["deadline"])
-    batch.insert(notes[1:])
-    assert all(n.pk is None for n in notes), "nothing is sent before send()"
-    with django_assert_num_queries(1 if connection.vendor == "postgresql" else 3):
+    with django_assert_num_queries(1 if connection.vendor == "postgresql" else 2):
         if connection.vendor == "postgresql":
-            assert round_trips(batch.send) == 1
+            assert round_trips(lambda: writes.move_write(writes.MoveWrites(game=row, notifications=notes))) == 1
         else:
-            batch.send()
-    assert notes[0].pk is not None and notes[1].pk is not None and notes[2].pk > notes[1].pk
+            writes.move_write(writes.MoveWrites(game=row, notifications=notes))
+    assert notes[0].pk is not None and notes[1].pk > notes[0].pk and notes[2].pk > notes[1].pk
     assert [fields_of(n) for n in notes] == [fields_of(Notification.objects.get(pk=n.pk)) for n in notes]
-    assert Game.objects.get(pk=game["id"]).deadline == row.deadline
-    with django_assert_num_queries(0):
-        batch.send()  # sent statements are not sent again
+    assert fields_of(Game.objects.get(pk=game["id"])) == fields_of(row)
 
 
-def test_a_large_insert_is_split_below_the_parameter_limit(two_people) -> None:  # type: ignore[no-untyped-def]
+def test_a_large_insert_is_one_statement_too(two_people) -> None:  # type: ignore[no-untyped-def]
     _table, host, _guest, _game = two_people()
     notes = [Notification(player_id=host.player_id, kind="your_turn", data={"n": n}) for n in range(6000)]
-    batch = sql.WriteBatch()
-    batch.insert(notes)
-    batch.send()
+    writes.move_write(writes.MoveWrites(notifications=notes))
     assert len({n.pk for n in notes}) == 6000
     assert Notification.objects.filter(player_id=host.player_id, kind="your_turn", data__n=5999).exists()
 
@@ -141,16 +146,14 @@ def test_the_locked_game_and_its_seats_are_read_in_one_round_trip(two_people) ->
         assert round_trips(lambda: sql.game_locked_with_seats(game["id"])) == 1
 
 
-def test_a_batch_whose_update_touches_no_row_fails_it_whole(two_people) -> None:  # type: ignore[no-untyped-def]
+def test_a_move_write_whose_game_is_gone_fails_it_whole(two_people) -> None:  # type: ignore[no-untyped-def]
     _table, host, _guest, game = two_people()
     row = Game.objects.get(pk=game["id"])
-    gone = Game(pk=10**9, deadline=timezone.now())
+    gone = Game.objects.get(pk=game["id"])
+    gone.pk, gone.deadline = 10**9, timezone.now()
     note = Notification(player_id=host.player_id, kind="your_turn", data={})
-    batch = sql.WriteBatch()
-    batch.insert([note])
-    batch.update(gone, ["deadline"])
     with pytest.raises(DatabaseError), transaction.atomic():
-        batch.send()
+        writes.move_write(writes.MoveWrites(game=gone, notifications=[note]))
     assert not Notification.objects.filter(player_id=host.player_id, data={}).exists()
     assert Game.objects.get(pk=game["id"]).deadline == row.deadline
 
@@ -159,15 +162,19 @@ def test_a_batch_whose_update_touches_no_row_fails_it_whole(two_people) -> None:
 @pytest.mark.skipif(not settings.MAUMAU_PREPARED_STATEMENTS, reason="MAUMAU_PREPARED_STATEMENTS is off")
 def test_the_hot_path_statements_become_prepared_statements_on_postgresql(two_people) -> None:  # type: ignore[no-untyped-def]
     _table, host, _guest, game = two_people()
-    for _ in range(6):  # psycopg prepares a statement on its 5th run on a connection
+    for n in range(6):  # psycopg prepares a statement on its 5th run on a connection
         authentication.token_with_user_and_player(host.token)
         with transaction.atomic():
             sql.game_locked_with_seats(game["id"])
+        notes = [Notification(player_id=host.player_id, kind="your_turn", data={})] * (n % 2 + 1)
+        writes.move_write(writes.MoveWrites(notifications=[Notification(**{
+            "player_id": note.player_id, "kind": note.kind, "data": note.data}) for note in notes]))
     with connection.cursor() as cursor:
         cursor.execute("SELECT statement FROM pg_prepared_statements")
         prepared = [row[0] for row in cursor.fetchall()]
     assert any("FROM accounts_accesstoken t" in text for text in prepared), prepared
     assert any("FROM games_game g WHERE g.id = $1 FOR UPDATE" in text for text in prepared), prepared
+    assert any(text.startswith("WITH moves AS (") for text in prepared), "one text for one row or two"
 
 
 def test_a_loaded_row_is_a_saved_instance_built_by_from_db(two_people) -> None:  # type: ignore[no-untyped-def]
@@ -203,13 +210,11 @@ def test_json_written_and_read_here_is_the_json_the_orm_writes_and_reads(two_peo
 
     field = Notification._meta.get_field("data")
     value = {"seat": 1, "cards": ["7H", "Ü"], "nested": {"2": None, "b": [True, 1.5]}, "big": 2**70}
-    assert json.loads(sql._json_dumps(value)) == value
-    assert json.loads(sql._json_dumps({1: "x"})) == {"1": "x"}  # int keys as json writes them
+    assert json.loads(sql.json_dumps(value)) == value
+    assert json.loads(sql.json_dumps({1: "x"})) == {"1": "x"}  # int keys as json writes them
     for text in ('{"a": [1, 2]}', "not json", None):
         assert sql._json_loads(text, None, connection) == field.from_db_value(text, None, connection)
     _table, host, _guest, _game = two_people()
     note = Notification(player_id=host.player_id, kind="your_turn", data=value)
-    batch = sql.WriteBatch()
-    batch.insert([note])
-    batch.send()
+    writes.move_write(writes.MoveWrites(notifications=[note]))
     assert Notification.objects.get(pk=note.pk).data == value
