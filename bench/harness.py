@@ -217,9 +217,10 @@ def gunicorn(application: str, port: int, *, workers: int, threads: int, env: Ma
 
 
 def uvicorn(application: str, port: int, *, env: Mapping[str, str], log: Path, options: Iterable[str] = ()) -> Process:
-    """One uvicorn process on 127.0.0.1; ``options``: more of its command-line options."""
+    """One uvicorn process on 127.0.0.1; ``options``: more of its command-line options. Forwarded headers
+    are left to the app (``MAUMAU_NUM_PROXIES``), as the Procfile does."""
     return Process(["uvicorn", application, "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning",
-                    *options], env, log)
+                    "--no-proxy-headers", *options], env, log)
 
 
 def celery(kind: str, args: list[str], *, env: Mapping[str, str], log: Path) -> Process:

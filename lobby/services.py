@@ -29,6 +29,7 @@ from games.rule_sets import rule_set_from
 from lobby.models import Challenge, ChallengeInvitee, Seek, TableMessage, TableMute
 from maumau import database_retry
 from maumau.errors import ConflictError, DomainError, NotFoundError, PermissionDeniedError, ValidationFailed
+from maumau.throttling import CACHE_ERRORS, failed_open
 from scoring.models import League
 from streams import channels
 from streams import services as stream_services
@@ -331,11 +332,16 @@ def _chat_throttle(table_id: int, player: Player) -> None:
     key = f"chat:{table_id}:{player.pk}"
     window = settings.MAUMAU_CHAT_WINDOW_SECONDS
     now = timezone.now().timestamp()
-    recent = [t for t in cache.get(key, []) if t > now - window]
-    if len(recent) >= settings.MAUMAU_CHAT_RATE:
-        retry = int(recent[0] + window - now + 0.999)
-        raise DomainError("throttled", status=429, details={"retry_after": max(retry, 1)})
-    cache.set(key, [*recent, now], timeout=int(window) + 1)
+    try:
+        recent = [t for t in cache.get(key, []) if t > now - window]
+        if len(recent) < settings.MAUMAU_CHAT_RATE:
+            cache.set(key, [*recent, now], timeout=int(window) + 1)
+            return
+    except CACHE_ERRORS as error:  # a cache outage lets the line through (maumau.throttling)
+        failed_open("chat", error)
+        return
+    retry = int(recent[0] + window - now + 0.999)
+    raise DomainError("throttled", status=429, details={"retry_after": max(retry, 1)})
 
 
 def message_post(*, table: Table, player: Player, text: Any, spectator: bool) -> TableMessage:
