@@ -117,7 +117,7 @@ class LoginApi(APIView):
     def post(self, request: Request) -> Response:
         data = validated(LoginSerializer, request)
         address = throttles.client_address(request)
-        wait = throttles.login_wait(data["username"], address)
+        wait = throttles.login_claim(data["username"], address)  # claimed before the password is checked
         if wait > 0:
             raise exceptions.Throttled(wait=wait)
         try:
@@ -125,7 +125,7 @@ class LoginApi(APIView):
         except services.InvalidCredentials:
             throttles.login_failed(data["username"], address)
             raise
-        throttles.login_succeeded(data["username"])
+        throttles.login_succeeded(data["username"], address)
         return Response({"token": key, "token_id": token.pk})
 
 

@@ -87,7 +87,10 @@ def player_create(*, name: str) -> tuple[Player, str]:
 @database_retry.written_once_more
 def account_create(*, username: str, password: str, name: str | None = None, device: str,
                    bot: bool = False) -> tuple[Player, AccessToken, str]:
-    """A person (or a bot account) with a username and a password, and a first token for ``device``."""
+    """A person (or a bot account) with a username and a password, and a first token for ``device``.
+
+    A taken username is refused with 409 ``username_taken`` although that tells a visitor the name
+    exists: usernames are public on the boards anyway (:func:`_username_taken` says why)."""
     _username_free(username)
     _password_checked(password, User(username=username), "password")
     try:
@@ -100,13 +103,21 @@ def account_create(*, username: str, password: str, name: str | None = None, dev
 
 
 def _username_taken() -> ConflictError:
+    """Sign-up and a guest's upgrade say 409 ``username_taken``, which tells whether a username exists.
+    Kept on purpose: usernames are public anyway (leaderboards, tables, standings show them), so the
+    answer reveals nothing a visitor cannot read, and a person choosing a name must learn it is taken.
+    Guessing passwords is what the log-in's delays bound; sign-ups are throttled per address."""
     return ConflictError("username_taken", message=_("This username is taken."), details={"field": "username"})
+
+
+def _already_registered() -> ConflictError:
+    return ConflictError("already_registered", message=_("This account already has a username and password."))
 
 
 def credentials_set(*, user: Any, username: str, password: str) -> Any:
     """A guest becomes an account: the same user and player, so its tables, rounds and standings stay."""
     if user.has_usable_password():
-        raise ConflictError("already_registered", message=_("This account already has a username and password."))
+        raise _already_registered()
     _username_free(username)
     user.username = username
     _password_checked(password, user, "password")
@@ -118,7 +129,12 @@ def credentials_set(*, user: Any, username: str, password: str) -> Any:
 @database_retry.written_once_more
 def _credentials_saved(user: Any) -> None:
     """The write of ``credentials_set``, apart from its checks: those read the user it changes (run
-    again, they would find the password just set and refuse)."""
+    again, they would find the password just set and refuse). The user's row is locked and read
+    again first: of two upgrades of one guest at once, the second finds the first's password and
+    gets 409, where both were answered 200 and only the last write's username could log in."""
+    locked = User.objects.select_for_update().only("password").get(pk=user.pk)
+    if locked.has_usable_password():
+        raise _already_registered()
     try:
         user.save(update_fields=["username", "password"])
     except IntegrityError as error:  # the same username in a race

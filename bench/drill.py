@@ -17,7 +17,14 @@ the same Idempotency-Key and body. Meanwhile, on a schedule, the drill
 - kills the Celery worker (SIGKILL, with its pool) and starts it again,
 - kills a uvicorn worker and a gunicorn worker (SIGKILL) mid-traffic,
 - terminates the service's database connections (``pg_terminate_backend``),
-- runs ``manage.py verify_ledger`` while the rounds move.
+- runs ``manage.py verify_ledger`` while the rounds move,
+- stops the Redis of the service (broker and cache: a ``redis-server`` of the drill's own on a port of
+  its own, never the machine's) for ``--redis-outage-seconds`` and starts it again,
+- cuts the service's database connections for ``--database-cut-seconds``: the service reaches
+  PostgreSQL through a TCP proxy of the drill's, which drops every connection and refuses new ones.
+
+After each of the last two the service must answer ``/readyz`` (both servers) within
+``--recovery-bound`` seconds of the fault's end.
 
 Then the persons leave (the bots finish their rounds), and the drill waits, bounded, for the webhook
 deliveries to settle, stops everything and asserts:
@@ -25,7 +32,8 @@ deliveries to settle, stops everything and asserts:
 1. every move answered 200 is in the ledger exactly once (and no person's move is there that no
    client was answered for, beyond requests given up);
 2. no 5xx answer at all (a connection cut by a killed worker is allowed and counted, within
-   ``--cut-window`` seconds of a kill of that server);
+   ``--cut-window`` seconds of a kill of that server; a 503 while Redis or the database is away, or
+   within the recovery bound after, is counted apart: the client is told to come back, never a 500);
 3. every passed deadline resolved exactly once, none early, none missing (a replay of the ledger
    with the deadlines set as the service sets them);
 4. every webhook delivery delivered or failed, none stuck; every delivered one reached the receiver;
@@ -53,6 +61,7 @@ import threading
 import time
 import uuid
 from collections import Counter
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -72,6 +81,7 @@ from bench.drill_checks import (
     cuts_split,
     deadlines_check,
     deliveries_check,
+    server_errors_split,
 )
 from games import engine
 
@@ -83,10 +93,12 @@ POLICIES = ["autoplay", "penalty", "skip"]
 #: What one cycle of faults does, at these shares of the cycle (``--cycle-seconds``).
 FAULTS = [
     (0.05, "celery_worker_kill"),
+    (0.10, "redis_outage"),  # back after --redis-outage-seconds (15); the schedule goes on meanwhile
     (0.30, "uvicorn_worker_kill"),
     (0.43, "database_connections_terminate"),
     (0.57, "gunicorn_worker_kill"),
     (0.67, "verify_ledger_live"),
+    (0.70, "database_cut"),  # back after --database-cut-seconds (4)
     (0.80, "database_connections_terminate"),
 ]
 
@@ -106,7 +118,7 @@ class Journal:
         self.acks: list[Ack] = []
         self.unanswered: list[Unanswered] = []
         self.answers: Counter[str] = Counter()
-        self.server_errors: list[tuple[float, str]] = []  # (monotonic time, what)
+        self.server_errors: list[tuple[float, int, str]] = []  # (monotonic time, status, what)
         self.cuts: list[tuple[float, str, str]] = []  # (monotonic time, server, error)
         self.unexpected: list[str] = []
         self.counts: Counter[str] = Counter()
@@ -169,7 +181,7 @@ class Api:
             code = data.get("error", {}).get("code") if isinstance(data, dict) and "error" in data else None
             if status >= 500:
                 what = f"{self.server} {method} {path} -> {status} {json.dumps(data)[:300]}"
-                self.journal.add(self.journal.server_errors, (time.monotonic(), what))
+                self.journal.add(self.journal.server_errors, (time.monotonic(), status, what))
             elif status and status != 429 and code != "idempotency_in_progress":
                 return status, data, headers
             if time.monotonic() + pause > give_up:
@@ -459,6 +471,25 @@ class Service:
     def port(self, server: str) -> int:
         return self.uvicorn_port if server == "uvicorn" else self.gunicorn_port
 
+    def ready_after(self, limit: float) -> float | None:
+        """Seconds until both servers answer ``/readyz`` 200 (None: not within ``limit``)."""
+        began = time.monotonic()
+        waiting = {self.uvicorn_port, self.gunicorn_port}
+        while waiting and time.monotonic() - began < limit:
+            for port in list(waiting):
+                connection = http.client.HTTPConnection("127.0.0.1", port, timeout=3)
+                try:
+                    connection.request("GET", "/readyz")
+                    if connection.getresponse().status == 200:
+                        waiting.discard(port)
+                except (OSError, http.client.HTTPException):
+                    pass
+                finally:
+                    connection.close()
+            if waiting:
+                time.sleep(0.2)
+        return None if waiting else time.monotonic() - began
+
     def stop(self) -> None:
         """All at once: each stop may wait for a graceful shutdown."""
         stopping = [threading.Thread(target=p.stop, kwargs={"timeout": 10})
@@ -482,11 +513,55 @@ class Service:
         return {path.name: path.read_text(errors="replace")[-1500:] for path in sorted(self.tmp.glob("*.log"))}
 
 
+class OwnRedis:
+    """A ``redis-server`` of the drill's own (no persistence) on a free port: the one the Redis outage
+    stops and starts again. Never the machine's shared Redis."""
+
+    def __init__(self, tmp: Path) -> None:
+        self.port = harness.free_port()
+        self.tmp = tmp
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def url(self, db: int) -> str:
+        return f"redis://127.0.0.1:{self.port}/{db}"
+
+    def start(self) -> None:
+        with (self.tmp / "redis.log").open("ab") as output:
+            self.process = subprocess.Popen(["redis-server", "--port", str(self.port), "--bind", "127.0.0.1",
+                                             "--save", "", "--appendonly", "no", "--daemonize", "no",
+                                             "--dir", str(self.tmp)], stdout=output, stderr=subprocess.STDOUT)
+        import redis
+
+        end = time.monotonic() + 15
+        while True:
+            try:
+                if redis.Redis(port=self.port, socket_connect_timeout=1).ping():
+                    return
+            except redis.RedisError:
+                if time.monotonic() > end or self.process.poll() is not None:
+                    raise RuntimeError(f"redis-server on port {self.port} did not start") from None
+                time.sleep(0.1)
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
 class Faults:
     """The faults of the schedule, each logged with what it hit."""
 
-    def __init__(self, service: Service, database_url: str, env: dict[str, str]) -> None:
-        self.service, self.database_url, self.env = service, database_url, env
+    def __init__(self, service: Service, database_url: str, env: dict[str, str], args: argparse.Namespace,
+                 redis: OwnRedis | None = None, database_proxy: harness.DroppingProxy | None = None) -> None:
+        self.service, self.database_url, self.env, self.args = service, database_url, env, args
+        self.redis, self.database_proxy = redis, database_proxy
+        self.outages: list[tuple[float, float]] = []  # (from, until) monotonic: a 503 then is no 500
+        self.recoveries: list[threading.Thread] = []
+        self.recovered: list[dict[str, Any]] = []
         self.done: list[dict[str, Any]] = []
         self.kills: list[tuple[float, str]] = []  # (monotonic time, server) of web worker kills
         self.last_worker_kill: float | None = None
@@ -537,6 +612,49 @@ class Faults:
             row = conn.execute("SELECT count(*) FILTER (WHERE pg_terminate_backend(pid)) FROM pg_stat_activity "
                                "WHERE datname = %s AND pid <> pg_backend_pid()", (name,)).fetchone()
         return f"{row[0] if row else 0} connections terminated"
+
+    def redis_outage(self) -> str:
+        if self.redis is None:
+            raise RuntimeError("the service runs on no Redis of the drill's own")
+        self.redis.stop()
+        self._back_after("redis_outage", self.args.redis_outage_seconds, self.redis.start)
+        return f"Redis on port {self.redis.port} stopped for {self.args.redis_outage_seconds:.0f}s"
+
+    def database_cut(self) -> str:
+        if self.database_proxy is None:
+            raise RuntimeError("the service reaches PostgreSQL through no proxy of the drill's")
+        self.database_proxy.drop()
+        self._back_after("database_cut", self.args.database_cut_seconds, self.database_proxy.restore)
+        return f"database connections cut, new ones refused for {self.args.database_cut_seconds:.0f}s"
+
+    def _back_after(self, name: str, seconds: float, restore: Callable[[], None]) -> None:
+        """In a thread (the schedule goes on): after ``seconds`` undo the fault, then time how long
+        the service takes to answer /readyz again on both servers."""
+        began = time.monotonic()
+
+        def run() -> None:
+            time.sleep(seconds)
+            try:
+                restore()
+            except Exception as exc:  # noqa: BLE001 - a drill failure, reported
+                self.problems.append(f"{name}: could not undo the fault: {exc}")
+                self.outages.append((began, time.monotonic() + 600))
+                return
+            ended = time.monotonic()
+            self.outages.append((began, ended + self.args.recovery_bound))
+            took = self.service.ready_after(self.args.recovery_bound + 20)
+            self.recovered.append({"fault": name, "seconds_back": None if took is None else round(took, 1)})
+            if took is None or took > self.args.recovery_bound:
+                self.problems.append(f"{name}: the service answered /readyz {took and round(took, 1)}s after the "
+                                     f"fault ended (bound {self.args.recovery_bound:.0f}s)")
+
+        thread = threading.Thread(target=run, name=f"undo-{name}", daemon=True)
+        thread.start()
+        self.recoveries.append(thread)
+
+    def recoveries_join(self) -> None:
+        for thread in self.recoveries:
+            thread.join(timeout=self.args.redis_outage_seconds + self.args.recovery_bound + 60)
 
     def verify_ledger_live(self) -> str:
         done = manage(self.env, "verify_ledger")
@@ -664,6 +782,10 @@ def main(argv: list[str] | None = None) -> int:
                              "deliveries whose message was lost after 60 s), whichever is later")
     parser.add_argument("--faults", default=",".join(dict.fromkeys(name for _share, name in FAULTS)),
                         help="which faults to bring (comma-separated; empty: none, a control run)")
+    parser.add_argument("--redis-outage-seconds", type=float, default=15.0)
+    parser.add_argument("--database-cut-seconds", type=float, default=4.0)
+    parser.add_argument("--recovery-bound", type=float, default=10.0,
+                        help="after a Redis outage or a database cut, the service answers /readyz within this")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--database-url", default=os.environ.get(
         "DRILL_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/maumau_drill"))
@@ -686,10 +808,22 @@ class Drill:
         self.args = args
         self.tmp = Path(tempfile.mkdtemp(prefix="maumau-drill-"))
         self.queue = f"drill-{uuid.uuid4().hex[:8]}"
+        # With the Redis outage, broker and cache are a Redis of the drill's own (--broker-url and
+        # --cache-url are then unused); with the database cut, the service reaches PostgreSQL through a proxy.
+        self.redis = OwnRedis(self.tmp) if "redis_outage" in args.faults else None
+        self.broker_url = self.redis.url(0) if self.redis else args.broker_url
+        cache_url = self.redis.url(1) if self.redis else args.cache_url
+        self.database_proxy: harness.DroppingProxy | None = None
+        service_database_url = args.database_url
+        if "database_cut" in args.faults:
+            parts = urlsplit(args.database_url)
+            self.database_proxy = harness.DroppingProxy(parts.port or 5432, parts.hostname or "127.0.0.1")
+            user = parts.netloc.rsplit("@", 1)[0] + "@" if "@" in parts.netloc else ""
+            service_database_url = parts._replace(netloc=f"{user}127.0.0.1:{self.database_proxy.port}").geturl()
         self.env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "CELERY_BROKER_URL", "CACHE_URL")}
         self.env.update({
-            "DJANGO_SETTINGS_MODULE": SETTINGS, "DATABASE_URL": args.database_url,
-            "CELERY_BROKER_URL": args.broker_url, "CACHE_URL": args.cache_url,
+            "DJANGO_SETTINGS_MODULE": SETTINGS, "DATABASE_URL": service_database_url,
+            "CELERY_BROKER_URL": self.broker_url, "CACHE_URL": cache_url,
             "DRILL_QUEUE": self.queue, "MAUMAU_CLOCK_QUEUE": self.queue, "DRILL_WEBHOOK_SWEEP_SECONDS": "5",
             "MAUMAU_VAR_DIR": str(self.tmp), "MAUMAU_WRITE_RATE": "100000/min", "MAUMAU_SIGNUP_RATE": "100000/min",
             "WEBHOOK_ALLOW_PRIVATE": "1", "WEBHOOK_ALLOWED_NETWORKS": "127.0.0.0/8", "WEBHOOK_BACKOFF_SECONDS": "1",
@@ -704,7 +838,7 @@ class Drill:
         self.journal = Journal()
         self.secrets: dict[int, str] = {}
         self.service = Service(self.env, self.tmp, self.queue)
-        self.faults = Faults(self.service, args.database_url, self.env)
+        self.faults = Faults(self.service, args.database_url, self.env, args, self.redis, self.database_proxy)
         self.setup_seconds = 0.0
 
     def run(self) -> int:
@@ -715,12 +849,15 @@ class Drill:
         harness.migrate(self.env)
         receiver = Receiver(self.secrets)
         try:
+            if self.redis is not None:
+                self.redis.start()
             self.service.start()
             self.setup_seconds = time.monotonic() - began
             log(f"service up after {self.setup_seconds:.1f}s: uvicorn :{self.service.uvicorn_port}, "
                 f"gunicorn :{self.service.gunicorn_port}, Celery worker and beat")
             connections = ConnectionCount(args.database_url)
             traffic = self.traffic(receiver)
+            self.faults.recoveries_join()
             traffic["database_connections"] = connections.stop()
             traffic["web_workers_at_the_end"] = {name: len(web_workers(process))
                                                  for name, process in self.service.web.items()}
@@ -730,6 +867,8 @@ class Drill:
             self.service.stop()
             receiver.close()
             self.queue_drop()
+            if self.redis is not None:
+                self.redis.stop()
         data["clock_resolutions"] = self.service.clock_resolutions()
         with ThreadPoolExecutor(2) as pool:  # two Django start-ups at once
             verify = dict(zip(VERIFY, pool.map(lambda name: manage(self.env, name), VERIFY), strict=True))
@@ -804,7 +943,7 @@ class Drill:
         try:
             import redis
 
-            redis.Redis.from_url(self.args.broker_url).delete(self.queue)
+            redis.Redis.from_url(self.broker_url, socket_connect_timeout=2).delete(self.queue)
         except Exception as exc:  # noqa: BLE001 - cleanup only
             log(f"could not drop the queue {self.queue}: {exc}")
 
@@ -818,10 +957,11 @@ class Drill:
         hooks = deliveries_check(data["statuses"], receiver.accepted, receiver.bad_signatures,
                                  cut_requests=receiver.cut_requests, worker_kills=self.faults.worker_kills)
         hooks.counts["first_attempts_refused_by_the_receiver"] = len(receiver.refused)
-        errors = Report(counts={"answers_5xx": len(journal.server_errors)})
-        if journal.server_errors:  # when, in seconds of traffic: compare with the faults' times
-            errors.problems = [f"{len(journal.server_errors)} answers with a 5xx status"]
-            errors.problems += [f"at {at - traffic['started']:.1f}s: {what}" for at, what in journal.server_errors[:10]]
+        during, wrong = server_errors_split(journal.server_errors, self.faults.outages)
+        errors = Report(counts={"answers_5xx": len(wrong), "answers_503_during_an_outage": len(during)})
+        if wrong:  # when, in seconds of traffic: compare with the faults' times
+            errors.problems = [f"{len(wrong)} answers with a 5xx status"]
+            errors.problems += [f"at {at - traffic['started']:.1f}s: {what}" for at, what in wrong[:10]]
         explained, unexplained = cuts_split(journal.cuts, self.faults.kills, args.cut_window)
         errors.counts.update({"connection_errors_after_a_kill": len(explained),
                               "connection_errors_otherwise": len(unexplained)})
@@ -848,6 +988,7 @@ class Drill:
             "answers": dict(sorted(journal.counts.items())),
             "ledger_rows_by_actor": data["actors"],
             "faults": self.faults.done,
+            "recovered": self.faults.recovered,
             "checks": {name: {"counts": check.counts, "problems": check.problems[:20],
                               "more_problems": max(0, len(check.problems) - 20)}
                        for name, check in checks.items()},

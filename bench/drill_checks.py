@@ -243,3 +243,14 @@ def cuts_split(cuts: list[tuple[float, str, str]], kills: list[tuple[float, str]
         within = any(server == killed and 0 <= at - when <= window for when, killed in kills)
         (explained if within else unexplained).append(f"{server}: {error}")
     return explained, unexplained
+
+
+def server_errors_split(errors: list[tuple[float, int, str]], outages: list[tuple[float, float]]
+                        ) -> tuple[list[tuple[float, str]], list[tuple[float, str]]]:
+    """5xx answers: 503s while Redis or the database was away (or within the recovery bound after),
+    which tell the client to come back, and the rest (a 500 at any time), each as (time, what)."""
+    during, wrong = [], []
+    for at, status, what in errors:
+        within = status == 503 and any(start <= at <= end for start, end in outages)
+        (during if within else wrong).append((at, what))
+    return during, wrong

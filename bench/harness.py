@@ -14,9 +14,10 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
@@ -217,11 +218,66 @@ def gunicorn(application: str, port: int, *, workers: int, threads: int, env: Ma
 
 
 def uvicorn(application: str, port: int, *, env: Mapping[str, str], log: Path, options: Iterable[str] = ()) -> Process:
-    """One uvicorn process on 127.0.0.1; ``options``: more of its command-line options."""
+    """One uvicorn process on 127.0.0.1; ``options``: more of its command-line options. Forwarded headers
+    are left to the app (``MAUMAU_NUM_PROXIES``), as the Procfile does."""
     return Process(["uvicorn", application, "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning",
-                    *options], env, log)
+                    "--no-proxy-headers", *options], env, log)
 
 
 def celery(kind: str, args: list[str], *, env: Mapping[str, str], log: Path) -> Process:
     """``celery -A maumau KIND ARGS``: ``worker`` or ``beat``."""
     return Process(["celery", "-A", "maumau", kind, *args], env, log, name=f"celery {kind}")
+
+
+class DroppingProxy:
+    """A TCP proxy on 127.0.0.1 in front of a server that can cut every connection through it and
+    refuse new ones for a while: a phone going through a tunnel (the browser tests), or the network
+    between the service and its database (the fault drill)."""
+
+    def __init__(self, target_port: int, target_host: str = "127.0.0.1") -> None:
+        self.target_port, self.target_host = target_port, target_host
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        self.blocked = threading.Event()
+        self.sockets: set[socket.socket] = set()
+        self.lock = threading.Lock()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            with self.lock:  # refused, or registered before a drop() that follows can cut it
+                if self.blocked.is_set():
+                    client.close()
+                    continue
+                upstream = socket.create_connection((self.target_host, self.target_port))
+                self.sockets.update((client, upstream))
+            threading.Thread(target=self._pipe, args=(client, upstream), daemon=True).start()
+            threading.Thread(target=self._pipe, args=(upstream, client), daemon=True).start()
+
+    def _pipe(self, source: socket.socket, target: socket.socket) -> None:
+        with suppress(OSError):
+            while data := source.recv(65536):
+                target.sendall(data)
+        for end in (source, target):
+            with suppress(OSError):
+                end.shutdown(socket.SHUT_RDWR)
+
+    def drop(self) -> None:
+        """Cut every open connection and refuse new ones until :meth:`restore`."""
+        with self.lock:
+            self.blocked.set()
+            for end in self.sockets:
+                with suppress(OSError):
+                    end.shutdown(socket.SHUT_RDWR)
+            self.sockets.clear()
+
+    def restore(self) -> None:
+        self.blocked.clear()
+
+    def close(self) -> None:
+        self.drop()
+        self.listener.close()

@@ -117,6 +117,8 @@ WEBHOOK_DELIVERIES = Counter("maumau_webhook_deliveries", "Webhook attempts by o
                              "failed)", ["outcome"])
 DATABASE_BUSY = Counter("maumau_database_busy", "Requests answered 503 because no pooled database connection came "
                         "free within MAUMAU_DB_POOL_TIMEOUT")
+THROTTLES_FAILED_OPEN = Counter("maumau_throttles_failed_open", "Requests a throttle let through unchecked because "
+                                "the cache did not answer, by throttle", ["throttle"])
 OPEN_STREAMS = Gauge("maumau_open_streams", "Waiting clients held open (streams and long-polls), by route",
                      ["route"], multiprocess_mode="livesum")
 
@@ -156,6 +158,10 @@ def illegal_move_refused() -> None:
 
 def database_busy() -> None:
     DATABASE_BUSY.inc()
+
+
+def throttle_failed_open(throttle: str) -> None:
+    THROTTLES_FAILED_OPEN.labels(throttle).inc()
 
 
 def webhook_attempted(outcome: str) -> None:

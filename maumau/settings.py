@@ -172,7 +172,10 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 def cache_config() -> dict[str, Any]:
     url = os.environ.get("CACHE_URL", "")
     if url.startswith(("redis://", "rediss://", "unix://")):
-        return {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": url}
+        # Bounded socket waits: a Redis that stopped answering costs a request 2 s, not forever
+        # (the throttles then fail open, maumau.throttling).
+        return {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": url,
+                "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 2}}
     if url.startswith("dummy://"):
         return {"BACKEND": "django.core.cache.backends.dummy.DummyCache"}
     return {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "maumau"}
@@ -183,7 +186,7 @@ CACHES = {"default": cache_config()}
 # Argon2id first (argon2-cffi; Django's parameters: time_cost 2, memory_cost 100 MiB, parallelism 8);
 # the others only verify hashes made before, and a log-in rehashes them with Argon2.
 PASSWORD_HASHERS = [
-    "django.contrib.auth.hashers.Argon2PasswordHasher",
+    "accounts.hashers.BoundedArgon2PasswordHasher",  # Django's, at most MAUMAU_PASSWORD_HASHES_AT_ONCE at a time
     "django.contrib.auth.hashers.PBKDF2PasswordHasher",
     "django.contrib.auth.hashers.PBKDF2SHA1PasswordHasher",
     "django.contrib.auth.hashers.ScryptPasswordHasher",
@@ -200,6 +203,8 @@ MAUMAU_TOKEN_LAST_USED_SECONDS = int(os.environ.get("MAUMAU_TOKEN_LAST_USED_SECO
 MAUMAU_LOGIN_FREE_FAILURES = int(os.environ.get("MAUMAU_LOGIN_FREE_FAILURES", "3"))
 MAUMAU_LOGIN_FREE_FAILURES_PER_ADDRESS = int(os.environ.get("MAUMAU_LOGIN_FREE_FAILURES_PER_ADDRESS", "20"))
 MAUMAU_LOGIN_MAX_DELAY_SECONDS = int(os.environ.get("MAUMAU_LOGIN_MAX_DELAY_SECONDS", "900"))
+# Argon2 hashes one process computes at once (accounts/hashers.py); the other log-ins wait their turn.
+MAUMAU_PASSWORD_HASHES_AT_ONCE = int(os.environ.get("MAUMAU_PASSWORD_HASHES_AT_ONCE", "2"))
 
 LANGUAGE_CODE = "en"
 LANGUAGES = [("en", _("English")), ("de", _("German")), ("fr", _("French"))]

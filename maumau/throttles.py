@@ -2,6 +2,9 @@
 
 The rate is read from settings at request time (not frozen at import like DRF's
 SimpleRateThrottle.THROTTLE_RATES), so tests and the benchmark can change it.
+
+During a cache outage the throttle fails open (``maumau.throttling``): writes go on unthrottled,
+with a warning logged and ``maumau_throttles_failed_open`` counted, rather than each answering 500.
 """
 
 from __future__ import annotations
@@ -10,6 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from rest_framework.throttling import SimpleRateThrottle
+
+from maumau.throttling import CACHE_ERRORS, failed_open
 
 if TYPE_CHECKING:
     from rest_framework.request import Request
@@ -39,13 +44,17 @@ class WriteThrottle(SimpleRateThrottle):
             return True
         self.num_requests, self.duration = self.parse_rate(self.rate)
         self.key = f"throttle_{self.scope}_{ident}"
-        self.history = self.cache.get(self.key, [])
-        self.now = self.timer()
-        while self.history and self.history[-1] <= self.now - self.duration:
-            self.history.pop()
-        if len(self.history) >= self.num_requests:
-            return self.throttle_failure()
-        return self.throttle_success()
+        try:
+            self.history = self.cache.get(self.key, [])
+            self.now = self.timer()
+            while self.history and self.history[-1] <= self.now - self.duration:
+                self.history.pop()
+            if len(self.history) >= self.num_requests:
+                return self.throttle_failure()
+            return self.throttle_success()
+        except CACHE_ERRORS as error:
+            failed_open(self.scope, error)
+            return True
 
     def get_cache_key(self, request: Request, view: Any) -> str | None:  # pragma: no cover - unused
         return None

@@ -301,10 +301,13 @@ class Hub:
         whose read is older than the value is woken, whether or not its wake-up was lost.
         """
         while True:
-            try:
-                await asyncio.wait_for(self._poke.wait(), timeout=interval)
-            except TimeoutError:
-                pass
+            # Not ``asyncio.wait_for``: on Python 3.11 it drops a cancellation that comes as the
+            # event is set (the listener sets it once it LISTENs), and this loop then never ends.
+            # Under WSGI every request's event loop cancels its hub at the end and waits for it: that
+            # request hung (a 404 long-poll among them).
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(interval):
+                    await self._poke.wait()
             self._poke.clear()
             topics = list(self.waiters)
             if not topics:

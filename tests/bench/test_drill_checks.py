@@ -18,6 +18,7 @@ from bench.drill_checks import (
     cuts_split,
     deadlines_check,
     deliveries_check,
+    server_errors_split,
 )
 
 DRAW = {"type": "draw"}
@@ -180,3 +181,10 @@ def test_the_short_schedule_brings_every_fault() -> None:
     assert len(schedule(240, 40)) == 6 * len(FAULTS)
     assert {name for _at, name in schedule(30, 30, {"uvicorn_worker_kill"})} == {"uvicorn_worker_kill"}
     assert schedule(30, 30, set()) == []
+
+
+def test_a_503_while_redis_or_the_database_is_away_is_told_apart_from_a_500() -> None:
+    errors = [(5.0, 503, "during"), (5.5, 500, "a 500 during"), (30.0, 503, "after the bound")]
+    during, wrong = server_errors_split(errors, [(4.0, 20.0)])
+    assert during == [(5.0, "during")]
+    assert wrong == [(5.5, "a 500 during"), (30.0, "after the bound")]

@@ -9,12 +9,10 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +20,7 @@ import httpx
 import pytest
 
 from bench import harness
+from bench.harness import DroppingProxy  # noqa: F401  (the browser tests take it from here)
 
 SCREENSHOTS = harness.ROOT / "var" / "screenshots"
 PHONE = {"width": 390, "height": 844}
@@ -67,59 +66,6 @@ def live_server(tmp: Path) -> Iterator[str]:
         process.stop(timeout=10)
         if database_url:
             harness.database_drop(database_url)
-
-
-class DroppingProxy:
-    """A TCP proxy in front of the server that can cut every connection through it and refuse new
-    ones for a while: a phone going through a tunnel, as the browser sees it."""
-
-    def __init__(self, target_port: int) -> None:
-        self.target_port = target_port
-        self.listener = socket.create_server(("127.0.0.1", 0))
-        self.port = self.listener.getsockname()[1]
-        self.blocked = threading.Event()
-        self.sockets: set[socket.socket] = set()
-        self.lock = threading.Lock()
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self) -> None:
-        while True:
-            try:
-                client, _ = self.listener.accept()
-            except OSError:
-                return
-            with self.lock:  # refused, or registered before a drop() that follows can cut it
-                if self.blocked.is_set():
-                    client.close()
-                    continue
-                upstream = socket.create_connection(("127.0.0.1", self.target_port))
-                self.sockets.update((client, upstream))
-            threading.Thread(target=self._pipe, args=(client, upstream), daemon=True).start()
-            threading.Thread(target=self._pipe, args=(upstream, client), daemon=True).start()
-
-    def _pipe(self, source: socket.socket, target: socket.socket) -> None:
-        with suppress(OSError):
-            while data := source.recv(65536):
-                target.sendall(data)
-        for end in (source, target):
-            with suppress(OSError):
-                end.shutdown(socket.SHUT_RDWR)
-
-    def drop(self) -> None:
-        """Cut every open connection and refuse new ones until :meth:`restore`."""
-        with self.lock:
-            self.blocked.set()
-            for end in self.sockets:
-                with suppress(OSError):
-                    end.shutdown(socket.SHUT_RDWR)
-            self.sockets.clear()
-
-    def restore(self) -> None:
-        self.blocked.clear()
-
-    def close(self) -> None:
-        self.drop()
-        self.listener.close()
 
 
 class Api:
