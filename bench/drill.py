@@ -778,8 +778,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--drain-seconds", type=float, default=30.0,
                         help="after the traffic, wait at most this long for the deliveries to settle ...")
     parser.add_argument("--recovery-seconds", type=float, default=70.0,
-                        help="... or until this long after the last Celery worker kill (the webhook sweep re-queues "
-                             "deliveries whose message was lost after 60 s), whichever is later")
+                        help="... or until this long after the last Celery worker kill or outage (the webhook sweep "
+                             "re-queues deliveries whose message was lost after 60 s), whichever is later")
     parser.add_argument("--faults", default=",".join(dict.fromkeys(name for _share, name in FAULTS)),
                         help="which faults to bring (comma-separated; empty: none, a control run)")
     parser.add_argument("--redis-outage-seconds", type=float, default=15.0)
@@ -917,6 +917,8 @@ class Drill:
         end = began + self.args.drain_seconds
         if self.faults.last_worker_kill is not None:
             end = max(end, self.faults.last_worker_kill + self.args.recovery_seconds)
+        if self.faults.outages:  # a Redis without persistence loses queued messages: the sweep re-queues them
+            end = max(end, max(until for _from, until in self.faults.outages) + self.args.recovery_seconds)
         state = database_settled(grace=5)
         while time.monotonic() < end and state[:2] != (0, 0):
             time.sleep(1.0)
