@@ -14,12 +14,13 @@ the fair deal's hashes in :mod:`~games.engine.fairness`.
 
 from .actions import ActionError, parse_action
 from .bots import BOT_LEVELS, choose_bot_action
-from .cards import build_deck, card_names, is_card_code
+from .cards import build_deck, card_names, house_points, is_card_code
 from .engine import SetupError, apply, new_game, new_game_from_setup, penalize_illegal
 from .fairness import bot_seed, deal_seed, seed_commitment
 from .legality import IllegalAction
 from .moves import legal_actions
 from .rules import PRESETS, RuleSet, RulesError
+from .scoring import round_result
 from .search import Knowledge, strong_action
 from .state import GameState
 from .view import deal_event, player_view, redact_event, redact_events
@@ -41,6 +42,7 @@ __all__ = [
     "choose_bot_action",
     "deal_event",
     "deal_seed",
+    "house_points",
     "is_card_code",
     "legal_actions",
     "new_game",
@@ -50,6 +52,7 @@ __all__ = [
     "player_view",
     "redact_event",
     "redact_events",
+    "round_result",
     "seed_commitment",
     "strong_action",
 ]
