@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from games.models import League, LeagueMember, Player
-from scoring.models import PlayerResult, RoundResult, Standing
+from scoring.models import RoundResult, Standing
 from scoring.services import SheetLine, league_create, round_confirm, round_record
 
 
