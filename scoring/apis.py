@@ -171,8 +171,8 @@ class LeagueResignApi(APIView):
     )
     def post(self, request: Request, league_id: int) -> Response:
         validated(LeagueResignInput, request)
-        league = services.league_resign(league_id=league_id, player=request.user.player)
-        season = league.season if league.loser_id is not None or league.next_season != "auto" else league.season - 1
+        season = selectors.league_get(league_id=league_id, player=request.user.player).season
+        services.league_resign(league_id=league_id, player=request.user.player)
         league = selectors.league_get(league_id=league_id, player=request.user.player)
         return Response(_standings(league, season))
 

@@ -151,22 +151,29 @@ def season_or_404(*, league: League, season: int) -> int:
 
 def league_race(*, league: League, season: int, after: int, limit: int) -> dict[str, Any]:
     """Each player's season total after every counted step (a round or a correction), `limit` steps after
-    step `after`: one query. A step lists the players of its round(s); the others keep their total."""
-    rows = list(
+    step `after`: one query. A step lists the totals of the players of its round(s), by player id; the
+    others keep theirs. The players of the page are listed once."""
+    rows = (
         RacePoint.objects.filter(league_id=league.pk, season=season, step__gt=after, step__lte=after + limit + 1)
         .order_by("step", "player_id")
         .values_list("step", "round_id", "player_id", "player__name", "player__is_bot", "points")
     )
     steps: list[dict[str, Any]] = []
+    players: dict[int, dict[str, Any]] = {}
     following = None
+    current: dict[str, Any] = {"step": None}
     for step, round_id, player_id, name, is_bot, points in rows:
-        if step > after + limit:
-            following = after + limit
-            break
-        if not steps or steps[-1]["step"] != step:
-            steps.append({"step": step, "round": round_id, "totals": []})
-        steps[-1]["totals"].append({"player": _player(player_id, name, is_bot), "points": points})
-    return {"league": league.pk, "season": season, "steps": steps, "next": following}
+        if step != current["step"]:
+            if step > after + limit:
+                following = after + limit
+                break
+            current = {"step": step, "round": round_id, "points": {}}
+            steps.append(current)
+        current["points"][str(player_id)] = points
+        if player_id not in players:
+            players[player_id] = _player(player_id, name, is_bot)
+    return {"league": league.pk, "season": season, "players": list(players.values()), "steps": steps,
+            "next": following}
 
 
 def league_rounds(*, league: League, season: int) -> QuerySet[RoundResult]:

@@ -173,7 +173,7 @@ class SheetLineInput(StrictSerializer):
 
 
 class RoundRecordInput(StrictSerializer):
-    players = SheetLineInput(many=True, help_text="The round's players in seat order.")
+    players = SheetLineInput(many=True, max_length=16, help_text="The round's players in seat order.")
     winner = serializers.IntegerField(min_value=1, max_value=2**31 - 1, help_text="Player id of the winner.")
     extra_jacks = serializers.IntegerField(required=False, default=0, min_value=0, max_value=3,
                                            help_text="Extra jacks laid on the last card (house: multiplier 1 + this).")
@@ -216,20 +216,17 @@ class RoundsOutput(serializers.Serializer):
     results = RoundOutput(many=True)
 
 
-class RaceTotal(serializers.Serializer):
-    player = PlayerRef()
-    points = serializers.IntegerField()
-
-
 class RaceStep(serializers.Serializer):
     step = serializers.IntegerField()
     round = serializers.IntegerField()
-    totals = RaceTotal(many=True)
+    points = serializers.DictField(child=serializers.IntegerField(),
+                                   help_text="Season total after this step, by player id (the players of its round).")
 
 
 class RaceOutput(serializers.Serializer):
     league = serializers.IntegerField()
     season = serializers.IntegerField()
+    players = PlayerRef(many=True, help_text="The players of this page's steps.")
     steps = RaceStep(many=True)
     next = serializers.IntegerField(allow_null=True, help_text="Pass as `after` for the next page; null at the end.")
 

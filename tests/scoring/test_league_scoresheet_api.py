@@ -168,7 +168,8 @@ def test_seasons_race_and_csv_through_the_api(players):
     race = owner_client.get(base + "/race", {"limit": 2}).json()
     assert [step["step"] for step in race["steps"]] == [1, 2] and race["next"] == 2
     rest = owner_client.get(base + "/race", {"after": 2}).json()
-    assert [[t["points"] for t in step["totals"]] for step in rest["steps"]] == [[0, 30]] and rest["next"] is None
+    assert [step["points"] for step in rest["steps"]] == [{str(owner.pk): 0, str(bert.pk): 30}]
+    assert rest["next"] is None and {player["id"] for player in rest["players"]} == {owner.pk, bert.pk}
     csv_rounds = owner_client.get(base + "/seasons/1/rounds.csv")
     assert csv_rounds.status_code == 200 and csv_rounds["Content-Type"].startswith("text/csv")
     assert len(csv_rounds.content.decode().strip().splitlines()) == 1 + 6
