@@ -48,7 +48,7 @@ def ref(name: str) -> Schema:
 
 def nullable(schema: Schema) -> Schema:
     """``schema`` or null, the OpenAPI 3.1 way."""
-    if "$ref" in schema or "oneOf" in schema or "allOf" in schema:
+    if "$ref" in schema or "oneOf" in schema or "allOf" in schema or "enum" in schema:
         return {"oneOf": [schema, {"type": "null"}]}
     kind = schema["type"]
     return {**schema, "type": [*([kind] if isinstance(kind, str) else kind), "null"]}
@@ -188,8 +188,8 @@ EVENTS: dict[str, Schema] = {
         **SEAT_OF, "cards": cards(MAX_CARDS_PER_PLAY), "as": ref("JokerNames")}, ("seat", "cards")),
     "DrewEvent": _event("drew", "Cards taken from the stock; `cards` only for the drawer (or once revealed).", {
         **SEAT_OF, "count": {"type": "integer", "minimum": 0}, "cards": cards(),
-        "reason": nullable({"type": "string", "enum": DRAW_REASONS, "description": "The penalty; null: a draw of "
-                                                                                   "the seat's own will."}),
+        "reason": {**nullable(ref("DrawReason")), "description": "The penalty; null: a draw of the seat's own "
+                                                                 "will."},
     }, ("seat", "count", "reason")),
     "PassedEvent": _event("passed", "The seat passed.", SEAT_OF),
     "SaidEvent": _event("said", "The seat said a call.", {**SEAT_OF, "word": ref("CallWord")}),
@@ -243,6 +243,7 @@ def components() -> dict[str, Schema]:
         "Deck": {"type": "string", "enum": list(DECK_RANKS)},
         "Direction": {"type": "integer", "enum": [1, -1], "description": "1: clockwise (seat numbers up); -1."},
         "ResultReason": {"type": "string", "enum": RESULT_REASONS},
+        "DrawReason": {"type": "string", "enum": DRAW_REASONS, "description": "Why a seat drew as a penalty."},
         "TimeoutPolicy": {"type": "string", "enum": list(TIMEOUT_POLICIES)},
         "Scoring": {"type": "string", "enum": list(SCORINGS)},
         "JokerNames": {"type": "object", "properties": {joker: ref("SuitedCard") for joker in JOKERS},
@@ -298,6 +299,11 @@ def add_components(result: Schema, generator: Any, request: Any, public: bool) -
     schemas = result.setdefault("components", {}).setdefault("schemas", {})
     for name, schema in components().items():
         schemas[name] = schema
+    for path in result.get("paths", {}).values():
+        for operation in path.values():
+            body = operation.get("requestBody") if isinstance(operation, dict) else None
+            if body and body.get("content", {}).get("application/json", {}).get("schema") == ref("Action"):
+                body["required"] = True
     if "MoveResult" in schemas:
         events = schemas["MoveResult"]["properties"]["events"]
         schemas["MoveResult"] = {

@@ -121,8 +121,22 @@ def components() -> dict[str, dict[str, Any]]:
 
 
 def add_components(result: dict[str, Any], generator: Any, request: Any, public: bool) -> dict[str, Any]:
-    """POSTPROCESSING_HOOKS: the stream frames and notifications; the long-poll's 304."""
-    result.setdefault("components", {}).setdefault("schemas", {}).update(components())
+    """POSTPROCESSING_HOOKS: the stream frames and notifications, and the body of the account's
+    deletion (drf-spectacular leaves a DELETE's body out; this one carries the password)."""
+    schemas = result.setdefault("components", {}).setdefault("schemas", {})
+    schemas.update(components())
+    deletion = result.get("paths", {}).get("/api/v1/me/account", {}).get("delete")
+    login = schemas.get("LoginRequest", {}).get("properties", {})
+    if deletion is not None and "password" in login:
+        schemas["AccountDeleteRequest"] = {
+            "type": "object",
+            "properties": {"password": {**login["password"], "description": "Required unless the account is a "
+                                                                            "guest."}},
+            "additionalProperties": False,
+        }
+        deletion["requestBody"] = {"content": {"application/json": {"schema": _ref("AccountDeleteRequest")}},
+                                   "required": False,
+                                   "description": "The password (a guest sends no body or `{}`)."}
     return result
 LAST_EVENT_ID = OpenApiParameter("Last-Event-ID", {"type": "integer", "minimum": 0, "maximum": QUERY_INT_MAX},
                                  OpenApiParameter.HEADER,
