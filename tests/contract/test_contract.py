@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 from collections.abc import Iterator
@@ -24,6 +25,8 @@ import pytest
 from rest_framework.test import APIClient
 
 from bench import harness
+from maumau.errors import MESSAGES
+from maumau.schema import ERROR_CODES
 from tests.contract.figures import figures
 
 ROOT = harness.ROOT
@@ -118,3 +121,24 @@ def test_a_generated_python_client_plays_a_round_of_each_rule_set(live_schema: t
     output = _run(GENERATOR / "python", ROOT / "tests" / "contract" / "play_rounds.py", base, package, timeout=900)
     for rules in ("classic", "tavern", "house"):
         assert f"{rules}:" in output, output
+
+
+#: How a refusal names its code in the sources: an error class's first argument, a ``code`` class
+#: attribute, or the JSON body written directly.
+_CODE_SITES = re.compile(r'(?:DomainError|ConflictError|IllegalMoveError|PermissionDeniedError|NotFoundError'
+                         r'|ValidationFailed)\(\s*"([a-z_]+)"|^\s+code(?:, status)? = "([a-z_]+)"'
+                         r'|error_body\(\s*"([a-z_]+)"|code, status = "([a-z_]+)"', re.MULTILINE)
+APPS = ("accounts", "games", "live", "lobby", "maumau", "play", "scoring", "streams")
+
+
+def test_every_error_code_the_sources_raise_is_in_the_schema_enum() -> None:
+    raised: set[str] = set()
+    for app in APPS:
+        for source in (ROOT / app).rglob("*.py"):
+            if "migrations" in source.parts:
+                continue
+            for match in _CODE_SITES.finditer(source.read_text()):
+                raised.add(next(group for group in match.groups() if group))
+    raised -= {"not_ready"}  # the readiness probe's answer (/ops/ready), outside the API
+    assert raised <= set(ERROR_CODES), sorted(raised - set(ERROR_CODES))
+    assert set(MESSAGES) <= set(ERROR_CODES), sorted(set(MESSAGES) - set(ERROR_CODES))
