@@ -193,9 +193,10 @@ class GameDetailLongPoll(OpenApiViewExtension):
         get.kwargs = dict(getattr(original, "kwargs", {}))  # type: ignore[attr-defined]
         get = extend_schema(
             parameters=[
-                OpenApiParameter("wait", {"type": "number", "minimum": 0, "maximum": LONGPOLL_MAX_SECONDS},
+                OpenApiParameter("wait", {"type": "number", "minimum": 0},
                                  description="Long-poll: answer as soon as the version is past `after`, or 304 "
-                                             "after this many seconds."),
+                                             f"after this many seconds (at most {LONGPOLL_MAX_SECONDS}: a longer "
+                                             "wait is cut to it, not refused)."),
                 query_number("after", "Long-poll: the version the caller has (default: the version in "
                                       "If-None-Match, else the current one)."),
                 ETAG,
