@@ -134,7 +134,11 @@ def add_components(result: dict[str, Any], generator: Any, request: Any, public:
                                                                             "guest."}},
             "additionalProperties": False,
         }
-        deletion["requestBody"] = {"content": {"application/json": {"schema": _ref("AccountDeleteRequest")}},
+        examples = {"WithThePassword": {"value": {"password": "correct horse battery"},
+                                        "summary": "With the password"},
+                    "AGuest": {"value": {}, "summary": "A guest"}}
+        deletion["requestBody"] = {"content": {"application/json": {"schema": _ref("AccountDeleteRequest"),
+                                                                    "examples": examples}},
                                    "required": False,
                                    "description": "The password (a guest sends no body or `{}`)."}
     return result
