@@ -50,10 +50,7 @@ def choose(game: dict[str, Any]) -> dict[str, Any]:
         return score
 
     best = max(plays, key=value)
-    names = best.get("as")
-    if names:  # a joker's names come as a list to pick from
-        best = {**best, "as": {joker: name[0] if isinstance(name, list) else name for joker, name in names.items()}}
-    return best
+    return best  # as listed: `as` names each joker already (`as_choices` has the alternatives)
 
 
 def play_turns(client: MauMau, game_id: int) -> dict[str, Any] | None:

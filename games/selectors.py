@@ -244,13 +244,24 @@ def game_view(game: Game, state: engine.GameState, seats: list[Seat], viewer: in
             "seat": viewer,
             "deadline": _iso(game.deadline) if active else None,
             "hermann_deadline": _iso(game.hermann_deadline) if active else None,
-            "legal_actions": engine.legal_actions(state, viewer) if active and viewer is not None else [],
+            "legal_actions": [postable(action) for action in engine.legal_actions(state, viewer)]
+            if active and viewer is not None else [],
             "result": result,
             "practice": game.practice,
             "deal": fairness.deal_data(game, player=viewer is not None),  # a spectator's seed waits
         }
     )
     return view
+
+
+def postable(action: dict[str, Any]) -> dict[str, Any]:
+    """A listed action as a client may post it: a joker's names to choose from (a list in the engine's
+    listing) go to ``as_choices`` and ``as`` holds the first, so that every field of a move has one type."""
+    names = action.get("as")
+    if not names or not any(isinstance(name, list) for name in names.values()):
+        return action
+    return {**action, "as": {joker: name[0] if isinstance(name, list) else name for joker, name in names.items()},
+            "as_choices": {joker: list(name) for joker, name in names.items() if isinstance(name, list)}}
 
 
 def game_view_for_player(*, game: Game, seats: list[Seat], viewer: int | None) -> dict[str, Any]:

@@ -8,10 +8,19 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from games.engine.actions import MAX_CARDS_PER_PLAY, WORDS
+from games.engine.actions import WORDS
 from games.engine.bots import BOT_LEVELS
-from games.engine.cards import DECK_RANKS, FRENCH_RANKS, JOKERS, MAX_JOKERS, SUITS
-from games.engine.rules import CLASSIC, JACK_ON_JACK, SCORINGS, TIMEOUT_POLICIES
+from games.engine.cards import SUITS
+from games.schema import (
+    CARD_PATTERN,
+    MAX_DECK,
+    MAX_SEATS,
+    OPTION_LIMITS,
+    RESULT_REASONS,
+    RULE_SETS,
+    SUITED_CARD_PATTERN,
+    ref,
+)
 from maumau.errors import ValidationFailed
 from maumau.names import NameField
 from maumau.params import QUERY_INT_MAX
@@ -21,74 +30,9 @@ from maumau.strict import (
     StrictSerializer,
 )
 
-__all__ = ["StrictSerializer"]  # kept importable from here for the apps that used it
+__all__ = ["CARD_PATTERN", "MAX_DECK", "MAX_SEATS", "RULE_SETS", "SUITED_CARD_PATTERN", "StrictSerializer"]
 
-RULE_SETS = ["classic", "tavern", "house"]
-#: Seats at one table; also bounds every seat number a client sends.
-MAX_SEATS = 16
-#: The most cards one deck holds (52 and every joker): bounds hands, stocks and card lists.
-MAX_DECK = len(FRENCH_RANKS) * len(SUITS) + MAX_JOKERS
-CARD_PATTERN = rf"^(?:(?:[2-9]|10|[JQKA])[CSHD]|X[1-{MAX_JOKERS}])$"
-SUITED_CARD_PATTERN = r"^(?:[2-9]|10|[JQKA])[CSHD]$"
-CARD = {"type": "string", "pattern": CARD_PATTERN, "description": "A card code: rank then suit, or a joker X1..X8."}
-SUITED_CARD = {"type": "string", "pattern": SUITED_CARD_PATTERN}
-
-
-def cards(max_items: int = MAX_DECK, **more: Any) -> dict[str, Any]:
-    return {"type": "array", "items": CARD, "maxItems": max_items, "uniqueItems": True, **more}
-
-
-# --- options of a rule set ----------------------------------------------------------------------
-
-#: The bounds of the whole-number options. The engine refuses impossible combinations (more hands
-#: than the deck can deal, ...); these keep every value within what a round can be played with and
-#: the database and the clock can hold (a turn of 10**12 seconds is no date).
-OPTION_LIMITS: dict[str, tuple[int, int]] = {
-    "jokers": (0, MAX_JOKERS),
-    "hand_size": (1, MAX_DECK),
-    "seven_draws": (0, 16),
-    "hermann_seconds": (1, 3600),
-    "turn_seconds": (0, 30 * 24 * 3600),
-    "league_limit": (0, 1_000_000),
-    "max_turns": (1, 100_000),
-}
-_OPTION_ENUMS: dict[str, list[Any]] = {
-    "deck": list(DECK_RANKS),
-    "timeout_policy": list(TIMEOUT_POLICIES),
-    "scoring": list(SCORINGS),
-}
-
-
-def _option_schema(name: str, default: Any) -> dict[str, Any]:
-    if name in _OPTION_ENUMS:
-        return {"type": "string", "enum": _OPTION_ENUMS[name]}
-    if name == "jack_on_jack":
-        words = [value for value in JACK_ON_JACK if isinstance(value, str)]
-        return {"oneOf": [{"type": "boolean"}, {"type": "string", "enum": words}]}
-    if name == "players":
-        seats = {"type": "integer", "minimum": 2, "maximum": MAX_SEATS}
-        return {"type": "array", "items": seats, "minItems": 2, "maxItems": 2, "description": "[fewest, most]"}
-    if name == "starter_excludes":
-        return {"type": "array", "items": {"type": "string", "enum": list(FRENCH_RANKS)}, "uniqueItems": True,
-                "maxItems": len(FRENCH_RANKS), "description": "Ranks that are never the starter."}
-    if isinstance(default, bool):
-        return {"type": "boolean"}
-    low, high = OPTION_LIMITS[name]
-    return {"type": "integer", "minimum": low, "maximum": high}
-
-
-OPTION_SCHEMAS = {name: _option_schema(name, default) for name, default in CLASSIC.to_json().items() if name != "rules"}
-OPTIONS_SCHEMA = {"type": "object", "properties": OPTION_SCHEMAS, "additionalProperties": False,
-                  "description": "Overrides of the preset's options (see the rules page)."}
-EFFECTIVE_OPTIONS_SCHEMA = {
-    "type": "object",
-    "properties": {"rules": {"type": "string", "enum": RULE_SETS}, **OPTION_SCHEMAS},
-    "required": ["rules", *OPTION_SCHEMAS],
-    "description": "Effective options: the preset merged with the overrides.",
-}
-
-
-@extend_schema_field(OPTIONS_SCHEMA)
+@extend_schema_field(ref("RuleOptionOverrides"))
 class RuleOptionsField(serializers.DictField):
     """Overrides of a preset's options. Names, types and combinations are the engine's to refuse
     (``games.rule_sets``); here only the bounds of the whole numbers, in the same error shape."""
@@ -113,7 +57,7 @@ def _rules_not_valid() -> Any:
     return _("These rules are not valid.")
 
 
-@extend_schema_field(EFFECTIVE_OPTIONS_SCHEMA)
+@extend_schema_field(ref("RuleOptions"))
 class EffectiveOptionsField(serializers.DictField):
     pass
 
@@ -187,26 +131,11 @@ class BotAddSerializer(StrictSerializer):
     level = StrictChoiceField(choices=list(BOT_LEVELS), default="basic")
 
 
-SETUP_SCHEMA = {
-    "type": "object",
-    "properties": {
-        "hands": {"type": "array", "items": cards(), "minItems": 2, "maxItems": MAX_SEATS,
-                  "description": "One hand per seated player, by seat."},
-        "starter": CARD,
-        "stock": cards(description="Top first."),
-        "first": {"type": "integer", "minimum": 0, "maximum": MAX_SEATS - 1,
-                  "description": "Seat that opens (default 0)."},
-    },
-    "required": ["hands", "starter"],
-    "additionalProperties": False,
-    "nullable": True,
-    "description": "A fixed deal (practice): hands, starter and stock are exactly the table's deck.",
-}
+SETUP_SCHEMA = ref("DealSetup")  # allow_null adds the null
 SEED_PATTERN = r"^[\x20-\x7e]{1,128}$"
 SEED_SCHEMA = {
     "oneOf": [{"type": "integer", "minimum": -(2**63), "maximum": 2**63 - 1},
               {"type": "string", "pattern": SEED_PATTERN}],
-    "nullable": True,
     "description": "A practice deal from this seed.",
 }
 
@@ -243,73 +172,33 @@ class RoundStartSerializer(StrictSerializer):
 
 # --- actions ---------------------------------------------------------------------------------
 
-JOKER_NAMES = {"type": "object", "properties": {joker: SUITED_CARD for joker in JOKERS},
-               "additionalProperties": False, "description": 'Jokers named: {"X1": "7S"}.'}
-EXPECTED_VERSION = {"type": "integer", "minimum": 0, "maximum": QUERY_INT_MAX,
-                    "description": "409 version_conflict if the game has moved on."}
+#: The body of ``POST /games/{id}/actions``: one of five shapes told apart by ``type``
+#: (``games.schema``). The engine parses actions (``games.engine.actions``).
+ACTION_SCHEMA = ref("Action")
 
 
-def _action(kind: str, properties: dict[str, Any], required: tuple[str, ...] = ()) -> dict[str, Any]:
-    return {
-        "type": "object",
-        "properties": {"type": {"type": "string", "enum": [kind]}, **properties,
-                       "expected_version": EXPECTED_VERSION},
-        "required": ["type", *required],
-        "additionalProperties": False,
-    }
-
-
-PLAY = _action("play", {
-    "cards": cards(MAX_CARDS_PER_PLAY, minItems=1, description="In the order they are laid."),
-    "wish": {"type": "string", "enum": list(SUITS), "nullable": True},
-    "as": {**JOKER_NAMES, "nullable": True},
-    "target": {"type": "integer", "minimum": 0, "maximum": MAX_SEATS - 1, "nullable": True,
-               "description": "Seat to swap hands with (QH)."},
-    "say": {"type": "array", "items": {"type": "string", "enum": list(WORDS)}, "maxItems": len(WORDS),
-            "nullable": True},
-}, ("cards",))
-SAY = _action("say", {"word": {"type": "string", "enum": list(WORDS)}}, ("word",))
-
-
-#: The body of ``POST /games/{id}/actions``: one of five shapes, told apart by ``type``. The engine
-#: parses actions (``games.engine.actions``); this is what it accepts, for the schema.
-ACTION_SCHEMA = {
-    "oneOf": [PLAY, _action("draw", {}), _action("pass", {}), SAY, _action("resign", {})],
-    "description": "One action; each of the view's `legal_actions` can be sent as it is. `resign` gives the "
-                   "round up, on turn or not: you rank last.",
-}
-LEGAL_ACTION_SCHEMA = {
-    "type": "object",
-    "properties": {
-        "type": {"type": "string", "enum": ["play", "draw", "pass", "say"]},
-        "cards": cards(MAX_CARDS_PER_PLAY),
-        "wish": {"type": "string", "enum": list(SUITS)},
-        "as": {"type": "object", "properties": {joker: {"oneOf": [SUITED_CARD, {"type": "array", "items": SUITED_CARD}]}
-                                                 for joker in JOKERS},
-               "additionalProperties": False,
-               "description": "Each joker's name, or the names allowed for the client to pick one."},
-        "target": {"type": "integer", "minimum": 0, "maximum": MAX_SEATS - 1},
-        "say": {"type": "array", "items": {"type": "string", "enum": list(WORDS)}},
-        "word": {"type": "string", "enum": list(WORDS)},
-    },
-    "required": ["type"],
-    "additionalProperties": False,
-}
-EVENT_SCHEMA = {
-    "type": "object",
-    "properties": {"type": {"type": "string"}},
-    "required": ["type"],
-    "description": "One engine event (`played`, `drew`, `turn`, ...), redacted for the caller.",
-}
-
-
-@extend_schema_field(LEGAL_ACTION_SCHEMA)
+@extend_schema_field(ref("Action"))
 class LegalActionField(serializers.JSONField):
     pass
 
 
-@extend_schema_field(EVENT_SCHEMA)
+@extend_schema_field(ref("Event"))
 class EventField(serializers.JSONField):
+    pass
+
+
+@extend_schema_field(ref("LedgerAction"))
+class LedgerActionField(serializers.JSONField):
+    pass
+
+
+@extend_schema_field(ref("DealtEvent"))  # allow_null adds the null
+class DealEventField(serializers.JSONField):
+    pass
+
+
+@extend_schema_field(ref("Card"))
+class CardField(serializers.CharField):
     pass
 
 
@@ -414,7 +303,7 @@ class ResultLineSerializer(serializers.Serializer):
 
 class ResultSerializer(serializers.Serializer):
     winner = serializers.IntegerField(allow_null=True)
-    reason = serializers.ChoiceField(choices=["mau_mau", "stalemate", "max_turns", "resigned", "aborted"])
+    reason = serializers.ChoiceField(choices=RESULT_REASONS)
     multiplier = serializers.IntegerField()
     players = ResultLineSerializer(many=True)
 
@@ -448,16 +337,16 @@ class GameViewSerializer(serializers.Serializer):
     turn = serializers.IntegerField(allow_null=True)
     turns = serializers.IntegerField()
     direction = serializers.ChoiceField(choices=[1, -1])
-    top_card = serializers.CharField()
-    top_joker = serializers.CharField(allow_null=True, help_text="The joker under its name, if the top card is one.")
+    top_card = CardField()
+    top_joker = CardField(allow_null=True, help_text="The joker under its name, if the top card is one.")
     wish = serializers.ChoiceField(choices=list(SUITS), allow_null=True)
     pending_draw = serializers.IntegerField()
     stock_count = serializers.IntegerField()
     discard_count = serializers.IntegerField()
     players = GamePlayerSerializer(many=True)
-    hand = serializers.ListField(child=serializers.CharField(), required=False, allow_null=True,
+    hand = serializers.ListField(child=CardField(), required=False, allow_null=True,
                                  help_text="The caller's cards only (absent for a spectator).")
-    drawn_card = serializers.CharField(allow_null=True, help_text="The card the caller just drew.")
+    drawn_card = CardField(allow_null=True, help_text="The card the caller just drew.")
     hermann = HermannSerializer(allow_null=True)
     legal_actions = serializers.ListField(child=LegalActionField(), help_text="Each can be POSTed as is to /actions.")
     deadline = serializers.DateTimeField(allow_null=True)
@@ -478,7 +367,7 @@ class LedgerMoveSerializer(serializers.Serializer):
     seq = serializers.IntegerField()
     actor = serializers.ChoiceField(choices=["player", "bot", "clock", "system"])
     seat = serializers.IntegerField(allow_null=True)
-    action = serializers.DictField()
+    action = LedgerActionField()
     events = serializers.ListField(child=EventField())
     created_at = serializers.DateTimeField()
 
@@ -489,7 +378,7 @@ class LedgerSerializer(serializers.Serializer):
     status = serializers.ChoiceField(choices=["active", "finished"])
     practice = serializers.BooleanField(help_text="A chosen seed or setup: never counted.")
     revealed = serializers.BooleanField(help_text="True after the round: every hand is shown (full replay).")
-    deal = EventField(allow_null=True, help_text="The deal (own hand, counts for others) when after=0.")
+    deal = DealEventField(allow_null=True, help_text="The deal (own hand, counts for others) when after=0.")
     moves = LedgerMoveSerializer(many=True)
     next_after = serializers.IntegerField(help_text="Pass as `after` to read on.")
 

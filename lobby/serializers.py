@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from games.serializers import MAX_SEATS, RULE_SETS, PlayerBriefSerializer, RuleOptionsField
+from games.serializers import MAX_SEATS, RULE_SETS, EffectiveOptionsField, PlayerBriefSerializer, RuleOptionsField
 from lobby.services import (
     CHALLENGE_EXPIRES_DEFAULT,
     CHALLENGE_EXPIRES_MAX,
@@ -41,8 +41,8 @@ class SeekCreateSerializer(StrictSerializer):
 class SeekSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     player = PlayerBriefSerializer()
-    rules = serializers.CharField()
-    options = serializers.DictField(help_text="Effective options.")
+    rules = serializers.ChoiceField(choices=RULE_SETS)
+    options = EffectiveOptionsField(help_text="Effective options.")
     players = serializers.IntegerField()
     league = serializers.IntegerField(allow_null=True)
     fill_with_bots_after = serializers.IntegerField(allow_null=True)
@@ -73,8 +73,8 @@ class ChallengeInviteeSerializer(serializers.Serializer):
 class ChallengeSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     # "from" is a keyword: declared below
-    rules = serializers.CharField()
-    options = serializers.DictField()
+    rules = serializers.ChoiceField(choices=RULE_SETS)
+    options = EffectiveOptionsField()
     max_players = serializers.IntegerField()
     visibility = serializers.CharField()
     status = serializers.ChoiceField(choices=["open", "started", "declined", "expired", "cancelled"])

@@ -9,6 +9,7 @@ as the serializer refuses unknown fields.
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any
 
 from drf_spectacular.extensions import OpenApiSerializerExtension
@@ -17,15 +18,86 @@ from rest_framework import serializers
 
 from maumau.params import QUERY_INT_MAX
 
-
-class ErrorBodySerializer(serializers.Serializer):
-    code = serializers.RegexField(r"^[a-z_]+$", help_text="Stable and machine-readable: clients switch on it.")
-    message = serializers.CharField(help_text="Human-readable, in the caller's language (Accept-Language).")
-    details = serializers.DictField(help_text="What was refused and why (field, reason, ...); may be empty.")
+#: Every ``error.code`` the API answers with (tests/contract checks the sources raise no other).
+ERROR_CODES = [
+    "validation_error", "not_authenticated", "invalid_credentials", "permission_denied", "not_found",
+    "method_not_allowed", "not_acceptable", "unsupported_media_type", "request_too_large",
+    "not_your_turn", "version_conflict", "game_finished", "table_full", "table_state", "already_seated",
+    "already_seeking", "already_registered", "username_taken", "no_password", "too_many_tokens",
+    "league_finished", "league_resigned", "illegal_move", "idempotency_key_reused", "idempotency_in_progress",
+    "throttled", "server_error", "service_unavailable",
+]
+_FIELD_ERRORS = {"type": "object", "additionalProperties": {}, "description": "A free map: each refused field "
+                 "(a nested object for a nested field) and what is wrong with it."}
+#: ``details`` of the codes a client acts on; any other code's details are a free map (ErrorDetailsOther).
+ERROR_DETAILS: dict[str, dict[str, Any]] = {
+    "IllegalMoveDetails": {
+        "type": "object",
+        "properties": {"reason": {"type": "string", "description": "The rule's stable code (`wish_required`, "
+                                                                   "`suit_or_rank`, ...)."},
+                       "rule": {"type": "string", "description": "The rule, in words."}},
+        "required": ["reason", "rule"],
+        "description": "illegal_move: the rule the move broke (and what the rule names, such as `card`).",
+    },
+    "VersionConflictDetails": {
+        "type": "object", "properties": {"version": {"type": "integer", "minimum": 0,
+                                                     "description": "The game's version now: reload."}},
+        "description": "version_conflict: the game has moved on.",
+    },
+    "ValidationErrorDetails": {
+        "type": "object",
+        "properties": {
+            "field": {"type": "string", "description": "The refused field."},
+            "reason": {"type": "string"},
+            "value": {"description": "The refused value (short values only)."},
+            "option": {"type": "string", "description": "The refused rule option."},
+            "fields": {"oneOf": [_FIELD_ERRORS, {"type": "array", "items": {"type": "string"}}],
+                       "description": "Refused fields with their messages, or the unknown fields' names."},
+            "errors": {"type": "array", "items": {}, "description": "Refusals not tied to a field."},
+            "parse_error": {"type": "string", "description": "The body is not JSON."},
+            "max": {"type": "integer"},
+        },
+        "description": "validation_error: what was refused (one or more of these).",
+    },
+    "ThrottledDetails": {
+        "type": "object", "properties": {"retry_after": {"type": "integer", "minimum": 0,
+                                                         "description": "Seconds; also in Retry-After."}},
+        "description": "throttled: too many requests.",
+    },
+    "ServiceUnavailableDetails": {
+        "type": "object",
+        "properties": {"reason": {"type": "string", "enum": ["database_busy"]},
+                       "retry_after": {"type": "integer", "minimum": 0}},
+        "required": ["reason", "retry_after"],
+        "description": "service_unavailable: try again after Retry-After.",
+    },
+    "ErrorDetailsOther": {"type": "object", "additionalProperties": {},
+                          "description": "A free map: the details of any other code (may be empty)."},
+}
+ERROR_COMPONENTS: dict[str, dict[str, Any]] = {
+    "ErrorCode": {"type": "string", "enum": ERROR_CODES, "description": "Stable and machine-readable: clients "
+                                                                        "switch on it (docs/api.md, Errors)."},
+    **ERROR_DETAILS,
+    "ErrorBody": {
+        "type": "object",
+        "properties": {
+            "code": {"$ref": "#/components/schemas/ErrorCode"},
+            "message": {"type": "string", "description": "Human-readable, in the caller's language (Accept-Language)."},
+            "details": {"anyOf": [{"$ref": f"#/components/schemas/{name}"} for name in ERROR_DETAILS],
+                        "description": "What was refused and why; may be empty. Typed by `code`: illegal_move, "
+                                       "version_conflict, validation_error, throttled, service_unavailable."},
+        },
+        "required": ["code", "message", "details"],
+    },
+    "Error": {"type": "object", "properties": {"error": {"$ref": "#/components/schemas/ErrorBody"}},
+              "required": ["error"], "description": "Every non-2xx answer."},
+}
 
 
 class ErrorSerializer(serializers.Serializer):
-    error = ErrorBodySerializer()
+    """Documents error responses; its component is replaced by ERROR_COMPONENTS["Error"] (:func:`finish`)."""
+
+    error = serializers.DictField()
 
 
 ETAG = OpenApiParameter("ETag", str, OpenApiParameter.HEADER, response=[200, 304], required=True,
@@ -88,6 +160,79 @@ def required_bodies(result: dict[str, Any], generator: Any, request: Any, public
             schemas = [media.get("schema", {}) for media in body.get("content", {}).values()]
             if schemas and all(schema.get("required") or schema.get("oneOf") for schema in schemas):
                 body["required"] = True
+    return result
+
+
+def finish(result: dict[str, Any], generator: Any, request: Any, public: bool) -> dict[str, Any]:
+    """POSTPROCESSING_HOOKS, last: the error components; ``NullEnum`` references become ``type: null``;
+    operations anyone may call say so (``security: []``); the JSON request body of an operation that
+    requires one is marked required."""
+    schemas = result.setdefault("components", {}).setdefault("schemas", {})
+    schemas.update(copy.deepcopy(ERROR_COMPONENTS))
+    null_ref = "#/components/schemas/NullEnum"
+
+    def walk(node: Any) -> Any:
+        if isinstance(node, dict):
+            if node.get("$ref") == null_ref:
+                return {"type": "null"}
+            return {key: walk(value) for key, value in node.items()}
+        if isinstance(node, list):
+            return [walk(value) for value in node]
+        return node
+
+    result = _enums_once(walk(result))
+    result["components"]["schemas"].pop("NullEnum", None)
+    for path in result.get("paths", {}).values():
+        for operation in path.values():
+            if not isinstance(operation, dict) or "responses" not in operation:
+                continue
+            if not operation.get("security") or operation["security"] == [{}]:
+                operation["security"] = []
+    return result
+
+
+def _enum_key(schema: Any) -> tuple[str, ...] | None:
+    if not isinstance(schema, dict) or not isinstance(schema.get("enum"), list) or len(schema["enum"]) < 2:
+        return None
+    if None in schema["enum"] or isinstance(schema.get("type"), list):
+        return None
+    return tuple(sorted(json.dumps(value) for value in schema["enum"]))
+
+
+def _enums_once(result: dict[str, Any]) -> dict[str, Any]:
+    """Every enum written out once: an inline enum (a query parameter's, a property's) with the values
+    of a named enum becomes a reference to it, and of two named enums with the same values the one
+    named without ``Enum`` stays."""
+    schemas = result["components"]["schemas"]
+    named: dict[tuple[str, ...], str] = {}
+    renamed: dict[str, str] = {}
+    for name in sorted(schemas, key=lambda name: (name.endswith("Enum"), name)):
+        key = _enum_key(schemas[name])
+        if key is None:
+            continue
+        if key in named:
+            renamed[f"#/components/schemas/{name}"] = f"#/components/schemas/{named[key]}"
+        else:
+            named[key] = name
+    for old in renamed:
+        schemas.pop(old.rsplit("/", 1)[1])
+
+    def walk(node: Any, at_root: bool) -> Any:
+        if isinstance(node, dict):
+            if node.get("$ref") in renamed:
+                return {**node, "$ref": renamed[node["$ref"]]}
+            key = _enum_key(node)
+            if key in named and not at_root:
+                kept = {k: v for k, v in node.items() if k in ("description", "default")}
+                return {"$ref": f"#/components/schemas/{named[key]}", **kept}
+            return {k: walk(v, False) for k, v in node.items()}
+        if isinstance(node, list):
+            return [walk(value, False) for value in node]
+        return node
+
+    result["paths"] = walk(result.get("paths", {}), False)
+    for name in list(schemas):
+        schemas[name] = walk(schemas[name], True)
     return result
 
 

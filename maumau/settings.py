@@ -257,14 +257,32 @@ SPECTACULAR_SETTINGS = {
     "SERVE_INCLUDE_SCHEMA": False,
     "SCHEMA_PATH_PREFIX": r"/api/v1",  # operations are grouped (tagged) by what follows: tables, games, ...
     "COMPONENT_SPLIT_REQUEST": True,
+    # OpenAPI 3.1: null is a type of its own, so a nullable reference needs no `nullable` beside `allOf`.
+    "OAS_VERSION": "3.1.0",
+    # Relative: the schema describes whichever host serves it.
+    "SERVERS": [{"url": "/", "description": "The server that serves this schema."}],
+    # Named components (the cards, actions, events and options of games.schema, the error shape of
+    # maumau.schema, the streams of live.schema); then refs to the null enum become `type: null`.
     "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "maumau.schema.error_headers",
-                            "maumau.schema.required_bodies"],
+                             "games.schema.add_components", "live.schema.add_components",
+                             "maumau.schema.required_bodies", "maumau.schema.finish"],
     # <id:...> (maumau/converters.py): at most 18 digits.
     "PATH_CONVERTER_OVERRIDES": {"id": {"type": "integer", "minimum": 0, "maximum": 10**18 - 1}},
+    # Stable names for the enums serializers write out (a generated client's type names).
     "ENUM_NAME_OVERRIDES": {
-        "CallWordEnum": ["mau", "maumau", "pik", "hermann"],
+        "CallWord": "games.engine.actions.WORDS",
+        "Suit": "games.engine.cards.SUITS",
+        "Rules": "games.schema.RULE_SETS",
         "TableStatusEnum": ["open", "playing", "closed"],
         "RoundStatusEnum": ["active", "finished"],
+        "ResultReason": "games.schema.RESULT_REASONS",
+        "Scoring": "games.engine.rules.SCORINGS",
+        "Direction": [(1, "1"), (-1, "-1")],
+        "DeliveryStatus": "streams.apis.DELIVERY_STATUSES",
+        "BotLevel": "games.engine.bots.BOT_LEVELS",
+        "TokenScope": "accounts.models.SCOPES",
+        "PersonalTokenScope": "accounts.models.PERSONAL_SCOPES",
+        "NotificationKind": "streams.models.KINDS",
     },
 }
 

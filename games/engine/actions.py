@@ -5,6 +5,8 @@ Client actions (what each does in play: docs/rules.md):
 - ``{"type": "play", "cards": ["7S"], "wish": "D"?, "as": {"X1": "7S"}?, "target": 2?, "say": [...]?}``
   ``cards`` in the order they are laid (an ace before its cover, final jacks last); ``wish`` after a
   jack; ``as`` names each joker; ``target`` is the seat for the QH swap; ``say`` carries calls.
+  ``as_choices`` (the names a listed play's jokers may take) is accepted and ignored, so that a
+  listed action can be posted as it is.
 - ``{"type": "draw"}``: one card, or the whole open 7 penalty.
 - ``{"type": "pass"}``: keep the drawn card, or nothing is left to draw.
 - ``{"type": "say", "word": "mau" | "maumau" | "pik" | "hermann"}``.
@@ -27,7 +29,7 @@ from .cards import SUITS, is_card_code, is_joker
 WORDS = ("mau", "maumau", "pik", "hermann")
 CLIENT_TYPES = ("play", "draw", "pass", "say", "resign", "abort")
 CLOCK_TYPES = ("timeout", "hermann_timeout")
-_PLAY_KEYS = {"type", "cards", "wish", "as", "target", "say"}
+_PLAY_KEYS = {"type", "cards", "wish", "as", "target", "say", "as_choices"}
 MAX_CARDS_PER_PLAY = 64
 
 
@@ -58,6 +60,7 @@ def parse_action(data: Any, clock: bool = False) -> dict[str, Any]:
         extra = set(data) - _PLAY_KEYS
         if extra:
             raise ActionError("unknown fields in a play", {"fields": sorted(str(k) for k in extra)})
+        _parse_choices(data.get("as_choices"))
         return {
             "type": "play",
             "cards": _parse_cards(data.get("cards")),
@@ -114,6 +117,20 @@ def _parse_names(names: Any) -> dict[str, str]:
         if not is_card_code(name) or is_joker(name):
             raise ActionError("a joker must be named as a suited card", {"field": "as", "value": _safe(name)})
     return dict(names)
+
+
+def _parse_choices(choices: Any) -> None:
+    """``as_choices`` comes with a listed play posted as it is: checked for its shape, then dropped."""
+    if choices is None:
+        return
+    if not isinstance(choices, dict):
+        raise ActionError('"as_choices" must map jokers to lists of cards', {"field": "as_choices"})
+    for joker, names in choices.items():
+        if not is_card_code(joker) or not is_joker(joker):
+            raise ActionError('"as_choices" names jokers only', {"field": "as_choices", "value": _safe(joker)})
+        if (not isinstance(names, list) or not names or len(names) > 64
+                or any(not is_card_code(name) or is_joker(name) for name in names)):
+            raise ActionError('"as_choices" lists suited cards', {"field": "as_choices"})
 
 
 def _parse_target(target: Any) -> int | None:

@@ -155,8 +155,8 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
     const close = () => { dialog.close(); dialog.remove(); };
     const rowsOut = options.map((option) => {
       const selects = {};
-      const jokerFields = Object.entries(option.as || {}).map(([joker, names]) => {
-        if (!Array.isArray(names)) return null;
+      // A joker's names to choose from come in `as_choices` (`as` holds the first).
+      const jokerFields = Object.entries(option.as_choices || {}).map(([joker, names]) => {
         if (names.length === 1) return h("span", {}, `${t("game.choose.as")} ${cardName(names[0])}`);
         selects[joker] = h("select", { "aria-label": `${cardName(joker)}: ${t("game.choose.as")}` },
           names.map((name) => h("option", { value: name }, cardName(name))));
@@ -166,10 +166,10 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
       return h("li", { class: "option" },
         what ? h("div", { class: "what" }, what) : null,
         h("div", { class: "how" }, jokerFields.length ? jokerFields : h("span", {}, cardName(card)), h("button", { type: "button", class: "primary", onclick: () => {
-          const action = { ...option };
+          const { as_choices: _choices, ...action } = option;
           if (option.as) {
-            action.as = Object.fromEntries(Object.entries(option.as).map(([joker, names]) =>
-              [joker, Array.isArray(names) ? (selects[joker] ? selects[joker].value : names[0]) : names]));
+            action.as = Object.fromEntries(Object.entries(option.as).map(([joker, name]) =>
+              [joker, selects[joker] ? selects[joker].value : name]));
           }
           close();
           send(action);
