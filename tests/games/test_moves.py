@@ -88,7 +88,7 @@ def test_illegal_move_message_names_the_rule_in_the_callers_language(  # type: i
 
 
 def test_every_rule_refusal_of_the_engine_has_a_translated_message() -> None:
-    source = Path(engine.__file__).with_name("engine.py").read_text()
+    source = "".join(path.read_text() for path in Path(engine.__file__).parent.glob("*.py"))
     codes = set(re.findall(r'IllegalAction\(\s*"([a-z_]+)"', source))
     answered_otherwise = {"not_your_turn", "game_over", "not_seated", "unknown_action"}  # 409 / 403 / 400
     assert codes - answered_otherwise <= set(RULE_MESSAGES), codes - answered_otherwise - set(RULE_MESSAGES)
