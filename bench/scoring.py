@@ -1,4 +1,4 @@
-"""Benchmark: league standings and the race chart with 10,000 rounds and 50 players.
+"""Benchmark: league standings with 10,000 rounds and 50 players.
 
     python -m bench.scoring [--rounds 10000] [--players 50] [--requests 200] [--live 200]
 
@@ -6,12 +6,11 @@ Runs on the configured database (DATABASE_URL, default SQLite) but in a throwawa
 its own (created, migrated and dropped here), so it never touches real data nor a test database
 someone else is using. Most rounds are written in bulk (ledger rows, then `standings_recompute`
 materializes the standings); the last `--live` rounds go through `round_result_record`, the
-path a finishing move takes, and are timed. Then `GET /api/v1/leagues/{id}/standings` and
-`GET /api/v1/leagues/{id}/race` (its first page, `--race-limit` steps) are called through Django's
-full stack (token auth, middleware, DRF) and timed.
+path a finishing move takes, and are timed. Then `GET /api/v1/leagues/{id}/standings` is called
+through Django's full stack (token auth, middleware, DRF) and timed.
 
-Prints one JSON object. Goal for each: median under 50 ms, at most three queries (token, league,
-standings or race page), whatever the number of rounds.
+Prints one JSON object. Goal: median under 50 ms, at most three queries (token, league,
+standings), whatever the number of rounds.
 """
 
 from __future__ import annotations
@@ -153,10 +152,14 @@ def _populate(rounds: int, players: int, live: int, rng: random.Random) -> tuple
     return league, token, record_times, recompute_seconds
 
 
-def _timed(client: Any, url: str, requests: int, name: str) -> tuple[dict[str, Any], Any]:
+def _measure(league: Any, token: str, requests: int) -> dict[str, Any]:
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
+    from rest_framework.test import APIClient
 
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
+    url = f"/api/v1/leagues/{league.pk}/standings"
     for _ in range(5):  # warm-up: URL resolver, connection, caches
         assert client.get(url).status_code == 200
     with CaptureQueriesContext(connection) as queries:
@@ -170,25 +173,11 @@ def _timed(client: Any, url: str, requests: int, name: str) -> tuple[dict[str, A
         times.append(time.perf_counter() - started)
         assert response.status_code == 200
     return {
-        f"{name}_median_ms": _ms(statistics.median(times)),
-        f"{name}_p95_ms": _ms(harness.percentile(times, 0.95) or 0.0),
-        f"{name}_queries": query_count,
-    }, body
-
-
-def _measure(league: Any, token: str, requests: int, race_limit: int) -> dict[str, Any]:
-    from rest_framework.test import APIClient
-
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
-    standings, body = _timed(client, f"/api/v1/leagues/{league.pk}/standings", requests, "standings")
-    race, race_body = _timed(client, f"/api/v1/leagues/{league.pk}/race?limit={race_limit}", requests, "race")
-    return {
-        **standings,
+        "standings_median_ms": _ms(statistics.median(times)),
+        "standings_p95_ms": _ms(harness.percentile(times, 0.95) or 0.0),
+        "standings_queries": query_count,
         "standings_lines": len(body["standings"]),
         "rounds_in_standings": sum(line["rounds"] for line in body["standings"]) // PLAYERS_PER_TABLE,
-        **race,
-        "race_steps_per_page": len(race_body["steps"]),
     }
 
 
@@ -198,7 +187,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--players", type=int, default=50)
     parser.add_argument("--requests", type=int, default=200)
     parser.add_argument("--live", type=int, default=200, help="rounds recorded through round_result_record")
-    parser.add_argument("--race-limit", type=int, default=500, help="steps per page of the race chart")
     args = parser.parse_args(argv)
     if args.players % PLAYERS_PER_TABLE or not 0 <= args.live <= args.rounds:
         parser.error(f"--players must be a multiple of {PLAYERS_PER_TABLE}; --live at most --rounds")
@@ -212,9 +200,9 @@ def main(argv: list[str] | None = None) -> int:
             args.rounds, args.players, args.live, random.Random(20261130)
         )
         populate_seconds = time.perf_counter() - started
-        figures = _measure(league, token, args.requests, args.race_limit)
+        figures = _measure(league, token, args.requests)
     report = {
-        "benchmark": "league standings and race endpoints",
+        "benchmark": "league standings endpoint",
         "database": connection.vendor,
         "debug": settings.DEBUG,
         "rounds": args.rounds,
@@ -225,8 +213,7 @@ def main(argv: list[str] | None = None) -> int:
         "recompute_ms": _ms(recompute_seconds),
         "populate_s": round(populate_seconds, 2),
         "goal": {"median_ms_below": GOAL_MEDIAN_MS, "queries_at_most": GOAL_QUERIES},
-        "goal_met": all(figures[f"{name}_median_ms"] < GOAL_MEDIAN_MS and figures[f"{name}_queries"] <= GOAL_QUERIES
-                        for name in ("standings", "race")),
+        "goal_met": figures["standings_median_ms"] < GOAL_MEDIAN_MS and figures["standings_queries"] <= GOAL_QUERIES,
     }
     print(json.dumps(report, indent=2))
     return 0 if report["goal_met"] else 1

@@ -57,9 +57,6 @@ class League(models.Model):
     STATUS_ACTIVE = "active"
     STATUS_FINISHED = "finished"
     STATUS_CHOICES = [(STATUS_ACTIVE, "active"), (STATUS_FINISHED, "finished")]
-    VISIBILITY = [("public", "public"), ("private", "private")]
-    NEXT_SEASON = [("owner", "owner"), ("auto", "auto")]
-    CONFIRMATION = [("another_player", "another_player"), ("scorekeeper", "scorekeeper")]
 
     name = models.CharField(max_length=100)
     rules = models.CharField(max_length=16, choices=RULE_SET_CHOICES)
@@ -73,18 +70,6 @@ class League(models.Model):
     )
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
-    #: ``private``: the league, its standings and its sheet are shown to its members only (404 to others).
-    visibility = models.CharField(max_length=8, choices=VISIBILITY, default="public")
-    #: The secret that lets a player join (the invite link carries it); shown to members only.
-    invite_code = models.CharField(max_length=32, blank=True, default="")
-    #: The current season. `status`, `loser` and `finished_at` above are the current season's.
-    season = models.PositiveIntegerField(default=1)
-    #: Whether the next season starts by itself when one ends at the limit, or when the owner starts it.
-    next_season = models.CharField(max_length=8, choices=NEXT_SEASON, default="owner")
-    #: Whether a recorded round counts once its scorekeeper recorded it, or only once another player confirmed it.
-    confirmation = models.CharField(max_length=16, choices=CONFIRMATION, default="another_player")
-    #: Rounds counted in the current season so far: the step of the race chart the next one takes.
-    steps = models.PositiveIntegerField(default=0)
 
     class Meta:
         db_table = "scoring_league"  # the table kept its name when the model moved down from scoring
@@ -106,38 +91,6 @@ class League(models.Model):
     @property
     def is_finished(self) -> bool:
         return self.status == self.STATUS_FINISHED
-
-
-class LeagueMember(models.Model):
-    """A player's membership of a league: who may play at its tables and appear on its sheet.
-
-    The creator is the `owner`; the owner names `scorekeeper`s (they record rounds played with real
-    cards); everyone else is a `member`. Leaving sets `left_at` (the row stays, as do their rounds);
-    joining again clears it.
-    """
-
-    ROLES = [("owner", "owner"), ("scorekeeper", "scorekeeper"), ("member", "member")]
-
-    league = models.ForeignKey(League, on_delete=models.CASCADE, related_name="members")
-    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="league_memberships")
-    role = models.CharField(max_length=12, choices=ROLES, default="member")
-    joined_at = models.DateTimeField(default=timezone.now)
-    left_at = models.DateTimeField(null=True, blank=True)
-
-    class Meta:
-        ordering = ["id"]
-        constraints = [models.UniqueConstraint(fields=["league", "player"], name="games_leaguemember_league_player")]
-
-    def __str__(self) -> str:
-        return f"player {self.player_id} {self.role} of league {self.league_id}"
-
-    @property
-    def active(self) -> bool:
-        return self.left_at is None
-
-    @property
-    def keeps_score(self) -> bool:
-        return self.active and self.role in ("owner", "scorekeeper")
 
 
 class Table(models.Model):

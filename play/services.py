@@ -90,7 +90,6 @@ def table_create(
                 message=_("The table's rules must be the league's rules."),
                 details={"field": "league", "league_rules": league.rules},
             )
-    scoring_services.league_seat_check(league=league, player=host)  # only members play at a league's tables
     table = Table(host=host, rules=rule_set.name, options=rule_set.to_json(), max_players=max_players,
                   league=league, visibility=visibility, spectators=spectators, spectator_delay=spectator_delay,
                   invite_code=secrets.token_urlsafe(12))
@@ -176,7 +175,6 @@ def table_join(*, table_id: int, player: Player, entropy: str | None = None, inv
         raise ConflictError("already_seated", details={"position": mine.position})
     if sum(1 for s in seats if not s.left) >= table.max_players:
         raise ConflictError("table_full", details={"max_players": table.max_players})
-    scoring_services.league_seat_check(league=table.league, player=player)  # only members play at a league's tables
     if mine is not None:
         mine.left = False
         mine.bot_controlled = False
@@ -222,7 +220,6 @@ def table_bot_add(*, table_id: int, player: Player, level: str) -> Table:
     seats = list(table.seats.all())
     if sum(1 for s in seats if not s.left) >= table.max_players:
         raise ConflictError("table_full", details={"max_players": table.max_players})
-    scoring_services.league_seat_check(league=table.league, player=player)  # a member seats the league's bots
     position = max((s.position for s in seats), default=-1) + 1
     bot = Player.objects.create(name=f"Bot {position} ({level})", is_bot=True, bot_level=level)
     _seat_add(table, position, bot, bot_controlled=True)

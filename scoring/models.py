@@ -32,15 +32,8 @@ class RoundResult(models.Model):
     totals, statistics or ratings (`rated` is False for it).
     """
 
-    KINDS = [("played", "played"), ("recorded", "recorded")]
-    SHEET = [("", ""), ("pending", "pending"), ("counted", "counted"), ("disputed", "disputed"),
-             ("corrected", "corrected"), ("void", "void")]
-
-    #: Null for a `recorded` round (played with real cards, written on the league's scoresheet).
-    game = models.OneToOneField("games.Game", null=True, blank=True, on_delete=models.PROTECT,
-                                related_name="round_result")
-    table = models.ForeignKey("games.Table", null=True, blank=True, on_delete=models.PROTECT,
-                              related_name="round_results")
+    game = models.OneToOneField("games.Game", on_delete=models.PROTECT, related_name="round_result")
+    table = models.ForeignKey("games.Table", on_delete=models.PROTECT, related_name="round_results")
     league = models.ForeignKey("games.League", null=True, blank=True, on_delete=models.PROTECT,
                                related_name="round_results")
     number = models.PositiveIntegerField(default=0)
@@ -57,24 +50,10 @@ class RoundResult(models.Model):
     #: played most of a person's turns: see `scoring.ratings.ratings_locked`); the recompute replays these.
     rated = models.BooleanField(default=False)
     finished_at = models.DateTimeField()
-    #: `played` through the service, or `recorded` by a scorekeeper from a round played with real cards.
-    kind = models.CharField(max_length=8, choices=KINDS, default="played")
-    #: The league season the round was written in (1 outside a league).
-    season = models.PositiveIntegerField(default=1)
-    #: A recorded round's scorekeeper.
-    recorded_by = models.ForeignKey("games.Player", null=True, blank=True, on_delete=models.PROTECT,
-                                    related_name="rounds_recorded")
-    #: The recorded round this one corrects: once this one counts, that one no longer does.
-    corrects = models.ForeignKey("self", null=True, blank=True, on_delete=models.PROTECT, related_name="corrections")
-    #: A recorded round's place on the sheet, derived from the ledger (its `RoundVerdict` and corrections):
-    #: pending until confirmed or disputed; corrected once a correction of it counts; void when its season ended
-    #: before it was confirmed. Blank for a played round.
-    sheet = models.CharField(max_length=10, choices=SHEET, default="", blank=True)
 
     class Meta:
         ordering = ["id"]
-        indexes = [models.Index(fields=["league", "id"], name="scoring_round_league_id"),
-                   models.Index(fields=["league", "season", "id"], name="scoring_round_league_season")]
+        indexes = [models.Index(fields=["league", "id"], name="scoring_round_league_id")]
 
     def __str__(self) -> str:
         return f"round {self.number} of table {self.table_id} ({self.reason})"
@@ -89,8 +68,7 @@ class PlayerResult(models.Model):
 
     round = models.ForeignKey(RoundResult, on_delete=models.CASCADE, related_name="players")
     player = models.ForeignKey("games.Player", on_delete=models.PROTECT, related_name="results")
-    table = models.ForeignKey("games.Table", null=True, blank=True, on_delete=models.PROTECT,
-                              related_name="player_results")
+    table = models.ForeignKey("games.Table", on_delete=models.PROTECT, related_name="player_results")
     league = models.ForeignKey("games.League", null=True, blank=True, on_delete=models.PROTECT,
                                related_name="player_results")
     rules = models.CharField(max_length=16, choices=RULE_SET_CHOICES)
@@ -104,9 +82,6 @@ class PlayerResult(models.Model):
     multiplier_bonus = models.PositiveIntegerField(default=0)
     #: The round's `practice` mark, repeated so that totals leave practice out reading one table.
     practice = models.BooleanField(default=False)
-    #: Whether the line is in its league season's totals now (derived, like the round's `counted`): False
-    #: for a withdrawn player's line, and for every line of a round a counted correction replaced.
-    counted = models.BooleanField(default=False)
     finished_at = models.DateTimeField()
 
     class Meta:
@@ -125,20 +100,14 @@ class PlayerResult(models.Model):
 
 
 class Standing(models.Model):
-    """Materialized league total of one player in one season: the sum of their counted `PlayerResult` rows.
-
-    A season's rows stay when the next one starts: they are its final standings.
-    """
+    """Materialized league total of one player: the sum of their counted `PlayerResult` rows."""
 
     league = models.ForeignKey("games.League", on_delete=models.CASCADE, related_name="standings")
-    season = models.PositiveIntegerField(default=1)
     player = models.ForeignKey("games.Player", on_delete=models.PROTECT, related_name="standings")
     rounds = models.PositiveIntegerField(default=0)
     wins = models.PositiveIntegerField(default=0)
     points = models.PositiveIntegerField(default=0)
     multiplier_bonus = models.PositiveIntegerField(default=0)
-    #: The most points the player took in one counted round of the season.
-    best_round = models.PositiveIntegerField(default=0)
     #: The player resigned the league (`LeagueResignation`): ranked last, no later line of theirs counts.
     resigned = models.BooleanField(default=False)
     updated_at = models.DateTimeField(auto_now=True)
@@ -146,8 +115,7 @@ class Standing(models.Model):
     class Meta:
         ordering = ["league_id", "points"]
         constraints = [
-            models.UniqueConstraint(fields=["league", "season", "player"],
-                                    name="scoring_standing_league_season_player"),
+            models.UniqueConstraint(fields=["league", "player"], name="scoring_standing_league_player"),
         ]
 
     def __str__(self) -> str:
@@ -165,8 +133,6 @@ class LeagueResignation(models.Model):
     """
 
     league = models.ForeignKey("games.League", on_delete=models.PROTECT, related_name="resignations")
-    #: The season it resigned: a player withdrawn from one season plays the next one afresh.
-    season = models.PositiveIntegerField(default=1)
     player = models.ForeignKey("games.Player", on_delete=models.PROTECT, related_name="league_resignations")
     after_round = models.ForeignKey(RoundResult, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
     resigned_at = models.DateTimeField()
@@ -174,77 +140,11 @@ class LeagueResignation(models.Model):
     class Meta:
         ordering = ["id"]
         constraints = [
-            models.UniqueConstraint(fields=["league", "season", "player"], name="scoring_resignation_season_player"),
+            models.UniqueConstraint(fields=["league", "player"], name="scoring_resignation_league_player"),
         ]
 
     def __str__(self) -> str:
         return f"player {self.player_id} resigned league {self.league_id} after round {self.after_round_id}"
-
-
-class Season(models.Model):
-    """One season of a league: from its start until a player reaches the limit (that player lost it) or
-    the owner closes it. The current season's row has no `ended_at`; `after_round` is the league's last
-    round in the ledger when it ended, so the replay ends it at the same place."""
-
-    ENDINGS = [("", ""), ("limit", "limit"), ("resigned", "resigned"), ("closed", "closed")]
-
-    league = models.ForeignKey("games.League", on_delete=models.CASCADE, related_name="seasons")
-    number = models.PositiveIntegerField()
-    started_at = models.DateTimeField()
-    ended_at = models.DateTimeField(null=True, blank=True)
-    ended_by = models.CharField(max_length=8, choices=ENDINGS, default="", blank=True)
-    loser = models.ForeignKey("games.Player", null=True, blank=True, on_delete=models.PROTECT, related_name="+")
-    after_round = models.ForeignKey(RoundResult, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
-
-    class Meta:
-        ordering = ["league_id", "number"]
-        constraints = [models.UniqueConstraint(fields=["league", "number"], name="scoring_season_league_number")]
-
-    def __str__(self) -> str:
-        return f"league {self.league_id} season {self.number}"
-
-
-class RoundVerdict(models.Model):
-    """The confirmation or dispute of a recorded round: at most one per round, a ledger row of its own.
-
-    A confirmation makes the round count from that moment on: `after_round` (the league's last round in
-    the ledger when it was written, under the league lock) places it among the rounds for the replay. A
-    league that lets the scorekeeper alone count a round writes the confirmation with the recording
-    (`player` is then the scorekeeper). A disputed round never counts.
-    """
-
-    KINDS = [("confirm", "confirm"), ("dispute", "dispute")]
-
-    round = models.OneToOneField(RoundResult, on_delete=models.PROTECT, related_name="verdict")
-    player = models.ForeignKey("games.Player", on_delete=models.PROTECT, related_name="+")
-    kind = models.CharField(max_length=8, choices=KINDS)
-    after_round = models.ForeignKey(RoundResult, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
-    at = models.DateTimeField()
-
-    def __str__(self) -> str:
-        return f"{self.kind} of round {self.round_id} by player {self.player_id}"
-
-
-class RacePoint(models.Model):
-    """A player's season total after one counted step (a round, or a correction): the race chart.
-
-    Derived from the ledger, written with the standings; one row per player of the step's round(s).
-    """
-
-    league = models.ForeignKey("games.League", on_delete=models.CASCADE, related_name="+", db_index=False)
-    season = models.PositiveIntegerField()
-    step = models.PositiveIntegerField()
-    round = models.ForeignKey(RoundResult, on_delete=models.CASCADE, related_name="+", db_constraint=False,
-                              db_index=False)
-    player = models.ForeignKey("games.Player", on_delete=models.PROTECT, related_name="+", db_constraint=False,
-                               db_index=False)
-    points = models.PositiveIntegerField()
-
-    class Meta:
-        indexes = [models.Index(fields=["league", "season", "step"], name="scoring_race_step")]
-
-    def __str__(self) -> str:
-        return f"league {self.league_id} season {self.season} step {self.step}: player {self.player_id} {self.points}"
 
 
 class Rating(models.Model):

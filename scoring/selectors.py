@@ -23,12 +23,12 @@ from typing import Any
 
 from django.conf import settings
 from django.db import connection
-from django.db.models import Count, F, OuterRef, Prefetch, Q, QuerySet, Subquery, Sum, Window
+from django.db.models import Count, F, OuterRef, Q, QuerySet, Subquery, Sum, Window
 from django.db.models.functions import RowNumber
 
-from games.models import League, LeagueMember
+from games.models import League
 from maumau.errors import NotFoundError, ValidationFailed
-from scoring.models import PlayerResult, RacePoint, Rating, RatingPoint, RoundResult, Season, Standing
+from scoring.models import PlayerResult, Rating, RatingPoint, RoundResult, Standing
 from scoring.ratings import INITIAL_MU, INITIAL_RATING, INITIAL_SIGMA, PROVISIONAL_ROUNDS
 
 ORDER_BY = {
@@ -64,46 +64,34 @@ def _player(player_id: int, name: str, is_bot: bool) -> dict[str, Any]:
     return {"id": player_id, "name": name, "bot": is_bot}
 
 
-def league_get(*, league_id: int, player: Any = None) -> League:
-    """The league with the caller's membership (`my_role`, None for an outsider) in one query; a private
-    league is 404 to outsiders."""
-    role = LeagueMember.objects.filter(league_id=OuterRef("pk"), player_id=getattr(player, "pk", None),
-                                       left_at__isnull=True).values("role")[:1]
-    league = (League.objects.select_related("loser", "created_by").annotate(my_role=Subquery(role))
-              .filter(pk=league_id).first())
-    if league is None or (league.visibility == "private" and league.my_role is None):
+def league_get(*, league_id: int) -> League:
+    league = League.objects.select_related("loser", "created_by").filter(pk=league_id).first()
+    if league is None:
         raise NotFoundError()
     return league
 
 
-def league_list(*, player: Any = None, mine: bool = False) -> QuerySet[League]:
-    """Leagues the caller may see, newest first: public ones and the private ones they belong to; with
-    `mine`, only the leagues they are a member of (or created or played in)."""
+def league_list(*, player: Any = None) -> QuerySet[League]:
+    """All leagues, newest first; with `player`, only the leagues they created or played in."""
     leagues = League.objects.select_related("loser", "created_by")
-    member = Q(members__player=player, members__left_at__isnull=True) if player is not None else Q(pk__in=[])
-    if mine:
-        return leagues.filter(member | Q(created_by=player) | Q(standings__player=player)).distinct()
-    return leagues.filter(Q(visibility="public") | member).distinct()
+    if player is not None:
+        leagues = leagues.filter(Q(created_by=player) | Q(standings__player=player)).distinct()
+    return leagues
 
 
-def league_standings(*, league: League, season: int | None = None) -> list[dict[str, Any]]:
-    """A season's league table (the current one by default), best first, from the materialized `Standing`
-    rows: one query (one more for a past season's loser)."""
+def league_standings(*, league: League) -> list[dict[str, Any]]:
+    """The league table, best first, from the materialized `Standing` rows (one query)."""
     scoring = league.scoring
     limit = league.league_limit
     order = _order(scoring)
-    number = league.season if season is None else season
-    loser_id = league.loser_id
-    if number != league.season:
-        loser_id = Season.objects.filter(league=league, number=number).values_list("loser_id", flat=True).first()
     member_rating = Rating.objects.filter(player_id=OuterRef("player_id"), rules=league.rules)
     rows = (
-        Standing.objects.filter(league_id=league.pk, season=number)
+        Standing.objects.filter(league_id=league.pk)
         .annotate(rating=Subquery(member_rating.values("rating")[:1]),
                   rated_rounds=Subquery(member_rating.values("rounds")[:1]))
         .order_by(*order, "player__name", "player_id")
         .values_list("player_id", "player__name", "player__is_bot", "rounds", "wins", "points", "multiplier_bonus",
-                     "best_round", "resigned", "rating", "rated_rounds")
+                     "resigned", "rating", "rated_rounds")
     )
     lines = [
         {
@@ -112,128 +100,18 @@ def league_standings(*, league: League, season: int | None = None) -> list[dict[
             "wins": wins,
             "points": points,
             "multiplier_bonus": bonus,
-            "average_points": round(points / rounds, 2) if rounds else 0.0,
-            "best_round": best,
             "reached_limit": bool(limit) and points >= limit,
-            "lost": player_id == loser_id,
+            "lost": player_id == league.loser_id,
             "resigned": resigned,
             "rating": rating,
             "rating_provisional": (rated_rounds or 0) < PROVISIONAL_ROUNDS,
         }
-        for player_id, name, is_bot, rounds, wins, points, bonus, best, resigned, rating, rated_rounds in rows
+        for player_id, name, is_bot, rounds, wins, points, bonus, resigned, rating, rated_rounds in rows
     ]
     # The loser has the most points of the round that ended the league, but say so explicitly; who
     # resigned comes after everyone still in (a resigner who lost a house league is both).
     lines.sort(key=lambda line: (line["resigned"], line["lost"]))
     return _with_positions(scoring, lines)
-
-
-def league_seasons(*, league: League) -> list[dict[str, Any]]:
-    """Every season of the league, first first, with how it ended and its loser."""
-    rows = Season.objects.filter(league=league).select_related("loser").order_by("number")
-    return [
-        {
-            "number": season.number,
-            "current": season.number == league.season,
-            "started_at": season.started_at,
-            "ended_at": season.ended_at,
-            "ended_by": season.ended_by or None,
-            "loser": _player(season.loser.pk, season.loser.name, season.loser.is_bot) if season.loser else None,
-        }
-        for season in rows
-    ]
-
-
-def season_or_404(*, league: League, season: int) -> int:
-    if not 1 <= season <= league.season:
-        raise NotFoundError()
-    return season
-
-
-def league_race(*, league: League, season: int, after: int, limit: int) -> dict[str, Any]:
-    """Each player's season total after every counted step (a round or a correction), `limit` steps after
-    step `after`: one query. A step lists the totals of the players of its round(s), by player id; the
-    others keep theirs. The players of the page are listed once."""
-    rows = (
-        RacePoint.objects.filter(league_id=league.pk, season=season, step__gt=after, step__lte=after + limit + 1)
-        .order_by("step", "player_id")
-        .values_list("step", "round_id", "player_id", "player__name", "player__is_bot", "points")
-    )
-    steps: list[dict[str, Any]] = []
-    players: dict[int, dict[str, Any]] = {}
-    following = None
-    current: dict[str, Any] = {"step": None}
-    for step, round_id, player_id, name, is_bot, points in rows:
-        if step != current["step"]:
-            if step > after + limit:
-                following = after + limit
-                break
-            current = {"step": step, "round": round_id, "points": {}}
-            steps.append(current)
-        current["points"][str(player_id)] = points
-        if player_id not in players:
-            players[player_id] = _player(player_id, name, is_bot)
-    return {"league": league.pk, "season": season, "players": list(players.values()), "steps": steps,
-            "next": following}
-
-
-def league_rounds(*, league: League, season: int) -> QuerySet[RoundResult]:
-    """A season's rounds, played and recorded, in ledger order, with their lines."""
-    return (RoundResult.objects.filter(league_id=league.pk, season=season)
-            .select_related("winner", "recorded_by", "verdict")
-            .prefetch_related(Prefetch("players", queryset=PlayerResult.objects.select_related("player")
-                                       .order_by("seat")))
-            .order_by("id"))
-
-
-def league_round(*, round_id: int) -> RoundResult:
-    return (RoundResult.objects.select_related("winner", "recorded_by", "verdict")
-            .prefetch_related(Prefetch("players", queryset=PlayerResult.objects.select_related("player")
-                                       .order_by("seat")))
-            .get(pk=round_id))
-
-
-def round_data(round_result: RoundResult) -> dict[str, Any]:
-    """One round of the sheet: played or recorded, where it stands, its lines as the engine scored them."""
-    verdict = getattr(round_result, "verdict", None) if round_result.kind == "recorded" else None
-    if round_result.kind == "played":
-        status = "counted" if round_result.counted else "not_counted"
-    else:
-        status = round_result.sheet
-    return {
-        "id": round_result.pk,
-        "origin": round_result.kind,
-        "season": round_result.season,
-        "status": status,
-        "table": round_result.table_id,
-        "winner": round_result.winner_id,
-        "multiplier": round_result.multiplier,
-        "recorded_by": round_result.recorded_by_id,
-        "corrects": round_result.corrects_id,
-        "confirmed_by": verdict.player_id if verdict is not None and verdict.kind == "confirm" else None,
-        "disputed_by": verdict.player_id if verdict is not None and verdict.kind == "dispute" else None,
-        "finished_at": round_result.finished_at,
-        "players": [
-            {
-                "player": _player(line.player_id, line.player.name, line.player.is_bot),
-                "seat": line.seat,
-                "rank": line.rank,
-                "cards_left": line.cards_left,
-                "raw_points": line.raw_points,
-                "multiplier": line.multiplier,
-                "points": line.points,
-                "won": line.won,
-                "counted": line.counted,
-            }
-            for line in round_result.players.all()
-        ],
-    }
-
-
-def league_members(*, league: League) -> list[dict[str, Any]]:
-    rows = LeagueMember.objects.filter(league=league, left_at__isnull=True).select_related("player").order_by("id")
-    return [{"player": _player(row.player_id, row.player.name, row.player.is_bot), "role": row.role,
-             "joined_at": row.joined_at} for row in rows]
 
 
 def table_scoreboard(*, table: Any) -> dict[str, Any]:
@@ -291,10 +169,10 @@ def table_scoreboard(*, table: Any) -> dict[str, Any]:
 
 def player_stats(*, player: Any) -> dict[str, Any]:
     """Rounds, wins, win rate and points of one player, overall and per rule set, practice left out
-    (counted apart); one query. Rounds recorded on a league's sheet count only in that league."""
+    (counted apart); one query."""
     per_rules = {
         (row["rules"], row["practice"]): row
-        for row in PlayerResult.objects.filter(player_id=player.pk, table_id__isnull=False)
+        for row in PlayerResult.objects.filter(player_id=player.pk)
         .values("rules", "practice")
         .annotate(
             rounds=Count("id"),
@@ -331,10 +209,8 @@ def player_stats(*, player: Any) -> dict[str, Any]:
 
 
 def player_history(*, player: Any) -> QuerySet[PlayerResult]:
-    """The player's finished rounds at the service's tables, newest first (rounds recorded on a league's
-    sheet are in that league's rounds)."""
-    return (PlayerResult.objects.filter(player_id=player.pk, table_id__isnull=False).select_related("round")
-            .order_by("-finished_at", "-id"))
+    """The player's finished rounds, newest first."""
+    return PlayerResult.objects.filter(player_id=player.pk).select_related("round").order_by("-finished_at", "-id")
 
 
 # --- ratings -----------------------------------------------------------------------------------------

@@ -11,7 +11,6 @@ from maumau.names import NameField
 from maumau.strict import StrictChoiceField, StrictSerializer
 
 RULE_SETS = ["classic", "tavern", "house"]
-ROLES = ["owner", "scorekeeper", "member"]
 
 
 class LeagueCreateInput(StrictSerializer):
@@ -22,16 +21,6 @@ class LeagueCreateInput(StrictSerializer):
         default=dict,
         help_text='Overrides of the rule set\'s options (as for tables), e.g. {"league_limit": 300}.',
     )
-    visibility = StrictChoiceField(choices=["public", "private"], required=False, default="public",
-                                   help_text="private: the league, its standings and its sheet are shown to its "
-                                             "members only.")
-    next_season = StrictChoiceField(choices=["owner", "auto"], required=False, default="owner",
-                                    help_text="When a season ends at the limit: the owner starts the next one, or it "
-                                              "starts at once.")
-    confirmation = StrictChoiceField(choices=["another_player", "scorekeeper"], required=False,
-                                     default="another_player",
-                                     help_text="A recorded round counts once another of its players confirms it, or "
-                                               "once the scorekeeper recorded it.")
 
 
 class LeagueResignInput(StrictSerializer):
@@ -56,26 +45,16 @@ class LeagueOutput(serializers.Serializer):
     rules = serializers.ChoiceField(choices=RULE_SETS)
     options = EffectiveOptionsField()
     scoring = serializers.ChoiceField(choices=["ranking", "wins", "points"])
-    league_limit = serializers.IntegerField(help_text="Points that lose the season (house: 500); 0 = no limit.")
-    status = serializers.ChoiceField(choices=["active", "finished"], help_text="The current season's.")
-    loser = PlayerRef(allow_null=True, help_text="The current season's loser: the player who reached the limit "
-                                                 "first, or resigned it (house).")
+    league_limit = serializers.IntegerField(help_text="Points that lose the league (house: 500); 0 = no limit.")
+    status = serializers.ChoiceField(choices=["active", "finished"])
+    loser = PlayerRef(allow_null=True, help_text="The player who reached the limit first, or resigned the league "
+                                                 "(house).")
     created_by = PlayerRef(allow_null=True)
     created_at = serializers.DateTimeField()
-    finished_at = serializers.DateTimeField(allow_null=True, help_text="When the current season ended.")
-    visibility = serializers.ChoiceField(choices=["public", "private"])
-    season = serializers.IntegerField(help_text="The current season's number (1, 2, ...).")
-    next_season = serializers.ChoiceField(choices=["owner", "auto"])
-    confirmation = serializers.ChoiceField(choices=["another_player", "scorekeeper"])
-    my_role = serializers.CharField(allow_null=True,
-                                      help_text="The caller's role (owner, scorekeeper or member); null when not a "
-                                              "member.")
-    invite_code = serializers.CharField(allow_null=True, help_text="Joins the league (POST .../join); shown to "
-                                                                  "members only.")
+    finished_at = serializers.DateTimeField(allow_null=True)
 
 
 def league_data(league: Any) -> dict[str, Any]:
-    role = getattr(league, "my_role", None)
     return {
         "id": league.pk,
         "name": league.name,
@@ -88,12 +67,6 @@ def league_data(league: Any) -> dict[str, Any]:
         "created_by": player_ref(league.created_by),
         "created_at": league.created_at,
         "finished_at": league.finished_at,
-        "visibility": league.visibility,
-        "season": league.season,
-        "next_season": league.next_season,
-        "confirmation": league.confirmation,
-        "my_role": role,
-        "invite_code": league.invite_code if role is not None else None,
     }
 
 
@@ -106,8 +79,6 @@ class StandingLine(serializers.Serializer):
     multiplier_bonus = serializers.IntegerField(
         help_text="Sum over the player's wins of (multiplier - 1): extra jacks laid on the last card (house)."
     )
-    average_points = serializers.FloatField(help_text="points / rounds (0 before a round).")
-    best_round = serializers.IntegerField(help_text="The most points the player took in one counted round.")
     reached_limit = serializers.BooleanField(help_text="points >= league_limit (house).")
     lost = serializers.BooleanField(help_text="This player lost the league: reached the limit first, or resigned "
                                               "a league with a limit.")
@@ -120,115 +91,7 @@ class StandingLine(serializers.Serializer):
 
 class StandingsOutput(serializers.Serializer):
     league = LeagueOutput()
-    season = serializers.IntegerField()
     standings = StandingLine(many=True)
-
-
-class LeagueJoinInput(StrictSerializer):
-    invite_code = serializers.CharField(required=False, max_length=32,
-                                        help_text="The league's invite code (needed for a private league).")
-
-
-class LeagueRoleInput(StrictSerializer):
-    role = StrictChoiceField(choices=ROLES, help_text="scorekeeper or member (the owner's role does not change: 409).")
-
-
-class MemberLine(serializers.Serializer):
-    player = PlayerRef()
-    role = serializers.ChoiceField(choices=ROLES)
-    joined_at = serializers.DateTimeField()
-
-
-class MembersOutput(serializers.Serializer):
-    league = serializers.IntegerField()
-    members = MemberLine(many=True)
-
-
-class SeasonLine(serializers.Serializer):
-    number = serializers.IntegerField()
-    current = serializers.BooleanField()
-    started_at = serializers.DateTimeField()
-    ended_at = serializers.DateTimeField(allow_null=True)
-    ended_by = serializers.ChoiceField(choices=["limit", "resigned", "closed"], allow_null=True)
-    loser = PlayerRef(allow_null=True, help_text="Who lost the season (reached the limit, or resigned it).")
-
-
-class SeasonsOutput(serializers.Serializer):
-    league = LeagueOutput()
-    seasons = SeasonLine(many=True)
-
-
-class SeasonActionInput(StrictSerializer):
-    """No fields (an empty body or `{}`)."""
-
-
-class SheetLineInput(StrictSerializer):
-    player = serializers.IntegerField(min_value=1, max_value=2**31 - 1)
-    cards = serializers.ListField(child=serializers.CharField(max_length=3), required=False, max_length=64,
-                                  help_text='Cards left in hand, e.g. ["10H", "QS", "X1"]; [] or absent for the '
-                                            "winner.")
-    points = serializers.IntegerField(required=False, min_value=0, max_value=10_000,
-                                      help_text="Instead of cards (points scoring only): the hand's value before any "
-                                                "multiplier.")
-
-
-class RoundRecordInput(StrictSerializer):
-    players = SheetLineInput(many=True, max_length=16, help_text="The round's players in seat order.")
-    winner = serializers.IntegerField(min_value=1, max_value=2**31 - 1, help_text="Player id of the winner.")
-    extra_jacks = serializers.IntegerField(required=False, default=0, min_value=0, max_value=3,
-                                           help_text="Extra jacks laid on the last card (house: multiplier 1 + this).")
-    corrects = serializers.IntegerField(required=False, allow_null=True, default=None, min_value=1,
-                                        max_value=2**63 - 1,
-                                        help_text="A counted recorded round this entry replaces once it counts.")
-
-
-class RoundLine(serializers.Serializer):
-    player = PlayerRef()
-    seat = serializers.IntegerField()
-    rank = serializers.IntegerField()
-    cards_left = serializers.IntegerField(help_text="0 when the hand was given by its points.")
-    raw_points = serializers.IntegerField()
-    multiplier = serializers.IntegerField()
-    points = serializers.IntegerField()
-    won = serializers.BooleanField()
-    counted = serializers.BooleanField(help_text="In the season's totals now.")
-
-
-class RoundOutput(serializers.Serializer):
-    id = serializers.IntegerField()
-    origin = serializers.ChoiceField(choices=["played", "recorded"],
-                                     help_text="played at the service's tables, or recorded from real cards.")
-    season = serializers.IntegerField()
-    status = serializers.ChoiceField(choices=["counted", "not_counted", "pending", "disputed", "corrected", "void"])
-    table = serializers.IntegerField(allow_null=True)
-    winner = serializers.IntegerField(allow_null=True)
-    multiplier = serializers.IntegerField()
-    recorded_by = serializers.IntegerField(allow_null=True)
-    corrects = serializers.IntegerField(allow_null=True)
-    confirmed_by = serializers.IntegerField(allow_null=True)
-    disputed_by = serializers.IntegerField(allow_null=True)
-    finished_at = serializers.DateTimeField()
-    players = RoundLine(many=True)
-
-
-class RoundsOutput(serializers.Serializer):
-    count = serializers.IntegerField()
-    results = RoundOutput(many=True)
-
-
-class RaceStep(serializers.Serializer):
-    step = serializers.IntegerField()
-    round = serializers.IntegerField()
-    points = serializers.DictField(child=serializers.IntegerField(),
-                                   help_text="Season total after this step, by player id (the players of its round).")
-
-
-class RaceOutput(serializers.Serializer):
-    league = serializers.IntegerField()
-    season = serializers.IntegerField()
-    players = PlayerRef(many=True, help_text="The players of this page's steps.")
-    steps = RaceStep(many=True)
-    next = serializers.IntegerField(allow_null=True, help_text="Pass as `after` for the next page; null at the end.")
 
 
 class ScoreboardLine(serializers.Serializer):

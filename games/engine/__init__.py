@@ -14,7 +14,7 @@ the fair deal's hashes in :mod:`~games.engine.seeds`.
 
 from .actions import ActionError, parse_action
 from .bots import BOT_LEVELS, choose_bot_action
-from .cards import build_deck, card_names, house_points, is_card_code
+from .cards import build_deck, card_names, is_card_code
 from .legality import IllegalAction
 from .moves import legal_actions
 from .results import round_result
@@ -43,7 +43,6 @@ __all__ = [
     "choose_bot_action",
     "deal_event",
     "deal_seed",
-    "house_points",
     "is_card_code",
     "legal_actions",
     "new_game",
