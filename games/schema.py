@@ -299,8 +299,6 @@ def add_components(result: Schema, generator: Any, request: Any, public: bool) -
     schemas = result.setdefault("components", {}).setdefault("schemas", {})
     for name, schema in components().items():
         schemas[name] = schema
-    # The ``format`` query parameter of the CSV exports (their two renderers): named once.
-    schemas["ExportFormat"] = {"type": "string", "enum": ["csv", "json"], "description": "The answer's format."}
     for path in result.get("paths", {}).values():
         for operation in path.values():
             body = operation.get("requestBody") if isinstance(operation, dict) else None

@@ -27,8 +27,6 @@ ERROR_CODES = [
     "league_finished", "league_resigned", "illegal_move", "idempotency_key_reused", "idempotency_in_progress",
     "throttled", "server_error", "service_unavailable",
     "too_many_seeks", "already_challenged", "too_many_challenges",
-    "already_member", "owner_cannot_leave", "owner_role", "league_has_limit", "season_over", "season_running",
-    "round_not_pending", "round_not_standing",
 ]
 _FIELD_ERRORS = {"type": "object", "additionalProperties": {}, "description": "A free map: each refused field "
                  "(a nested object for a nested field) and what is wrong with it."}

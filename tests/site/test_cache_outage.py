@@ -28,7 +28,7 @@ def test_writes_go_on_while_the_cache_is_down(settings: Any, make_player: Callab
     settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
                                    "LOCATION": f"redis://127.0.0.1:{harness.free_port()}/0",  # nobody listens
                                    "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1}}}
-    before = {name: failed_open(name) for name in ("writes", "login", "chat")}
+    before = {name: failed_open(name) for name in ("writes", "login")}
     with caplog.at_level(logging.WARNING, logger="maumau.throttling"):
         table = ada.post("/api/v1/tables", {"rules": "classic"}, format="json")
         assert table.status_code == 201, table.content
@@ -36,8 +36,7 @@ def test_writes_go_on_while_the_cache_is_down(settings: Any, make_player: Callab
         assert login("bob").status_code == 200
         assert login("bob", "a wrong one").status_code == 401
         chat = ada.post(f"/api/v1/tables/{table.json()['id']}/messages", {"text": "hello"}, format="json")
-        assert chat.status_code == 201, chat.content
+        assert chat.status_code == 201, chat.content  # the chat rate is counted in the database, not the cache
     assert failed_open("writes") > before["writes"]
     assert failed_open("login") > before["login"]
-    assert failed_open("chat") > before["chat"]
     assert "throttle lets the request through" in caplog.text
