@@ -45,7 +45,8 @@ class SeekListCreateApi(APIView):
                     OpenApiParameter("mine", bool, description="The caller's seeks, whatever their status "
                                                                "(`true` or `false`)."),
                     query_number("after", "Only seeks after this id (the next page)."),
-                    query_number("limit", f"At most this many seeks (1 to {selectors.SEEKS_PAGE}).")],
+                    query_number("limit", f"At most this many seeks (1 to {selectors.SEEKS_PAGE}).", minimum=1,
+                                 maximum=selectors.SEEKS_PAGE)],
         responses={200: SeekSerializer(many=True), **errors(400, 401)},
     )
     def get(self, request: Request) -> Response:

@@ -31,8 +31,9 @@ def setup_for(rules: str, hands: list[list[str]], starter: str, stock_top: list[
     return setup
 
 
-def cards_in(value: Any, skip_keys: frozenset[str] = frozenset({"as"})) -> set[str]:
-    """Every card code anywhere in a JSON value (joker naming lists under "as" are names, not cards)."""
+def cards_in(value: Any, skip_keys: frozenset[str] = frozenset({"as", "as_choices"})) -> set[str]:
+    """Every card code anywhere in a JSON value (the names a joker may take, under "as" and "as_choices",
+    are names, not cards)."""
     found: set[str] = set()
     if isinstance(value, dict):
         for key, item in value.items():
