@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.auth.models import User
+from django.db import InterfaceError, OperationalError, connection
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from rest_framework import exceptions
@@ -18,6 +19,7 @@ from accounts import tokens
 from accounts.models import AccessToken
 from games import presence, sql
 from games.models import Player
+from maumau import database_retry
 
 #: The columns the look-up selects per model, in its order (every concrete field, checked by a test).
 TOKEN_COLUMNS = ("id", "user_id", "name", "prefix", "digest", "scopes", "created_at", "last_used_at", "expires_at")
@@ -33,14 +35,28 @@ TOKEN_SQL = (
     "WHERE t.prefix = %s")
 
 
+def _token_rows(prefix: str) -> list[Any]:
+    """The rows of the token look-up. It runs first in every request, writes, too: a database session
+    that ended under it (a restart, a terminated backend) leaves nothing done, so it runs once more on a
+    fresh connection (not inside a caller's transaction, and not when the pool is exhausted)."""
+    for attempt in (1, 2):
+        try:
+            with sql.cursor() as c:
+                c.execute(TOKEN_SQL, [prefix])
+                return c.fetchall()
+        except (OperationalError, InterfaceError) as exc:
+            if attempt == 2 or connection.in_atomic_block or database_retry.pool_exhausted(exc):
+                raise
+            connection.close()
+    raise AssertionError("unreachable")
+
+
 def token_with_user_and_player(key: str) -> AccessToken | None:
     """The token whose key this is, with its user and player. Found by the key's prefix (an index),
     then its digest compared in constant time (accounts.tokens): the row holds no key."""
     if not key or len(key) > tokens.KEY_MAX_LENGTH:
         return None
-    with sql.cursor() as c:
-        c.execute(TOKEN_SQL, [tokens.key_prefix(key)])
-        rows = c.fetchall()
+    rows = _token_rows(tokens.key_prefix(key))
     width = len(TOKEN_COLUMNS)
     found = next(((t, r) for r in rows if tokens.key_matches(t := sql.load(AccessToken, TOKEN_COLUMNS, r[:width]),
                                                                    key)), None)
