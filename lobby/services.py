@@ -30,7 +30,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from games.ledger import canonical_json
-from games.models import Game, League, Player, Table
+from games.models import Game, Player, Table
 from games.rule_sets import rule_set_from
 from lobby import selectors
 from lobby.models import Challenge, ChallengeInvitee, Seek, TableMessage, TableMute
@@ -88,15 +88,7 @@ def seek_create(*, player: Player, rules: str, players: int, options: dict[str, 
     if not rule_set.min_players <= players <= rule_set.max_players:
         raise ValidationFailed(message=_("players is out of range for these rules."),
                                details={"field": "players", "min": rule_set.min_players, "max": rule_set.max_players})
-    if league_id is not None:
-        league = League.objects.filter(pk=league_id).first()
-        if league is None:
-            raise NotFoundError(details={"field": "league"})
-        if league.status != "active":
-            raise ConflictError("table_state", _("This league is over."), details={"reason": "league_finished"})
-        if league.rules != rule_set.name:
-            raise ValidationFailed(message=_("The table's rules must be the league's rules."),
-                                   details={"field": "league", "league_rules": league.rules})
+    game_services.league_for_table(league_id, rule_set)
     effective = rule_set.to_json()
     pool = pool_of(rules=rule_set.name, options=effective, players=players, league_id=league_id)
     now = timezone.now()

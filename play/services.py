@@ -78,18 +78,7 @@ def table_create(
             message=_("max_players is out of range for these rules."),
             details={"field": "max_players", "min": rule_set.min_players, "max": rule_set.max_players},
         )
-    league = None
-    if league_id is not None:
-        league = League.objects.filter(pk=league_id).first()
-        if league is None:
-            raise NotFoundError(details={"field": "league"})
-        if league.status != "active":
-            raise ConflictError("table_state", _("This league is over."), details={"reason": "league_finished"})
-        if league.rules != rule_set.name:
-            raise ValidationFailed(
-                message=_("The table's rules must be the league's rules."),
-                details={"field": "league", "league_rules": league.rules},
-            )
+    league = league_for_table(league_id, rule_set)
     table = Table(host=host, rules=rule_set.name, options=rule_set.to_json(), max_players=max_players,
                   league=league, visibility=visibility, spectators=spectators, spectator_delay=spectator_delay,
                   invite_code=secrets.token_urlsafe(12))
@@ -97,6 +86,21 @@ def table_create(
     table.save()
     Seat.objects.create(table=table, position=0, player=host, nonce=secrets.token_hex(16))
     return table
+
+
+def league_for_table(league_id: int | None, rule_set: engine.RuleSet) -> League | None:
+    """The league a new table (or a seek's table) plays for: it exists, is running and has these rules."""
+    if league_id is None:
+        return None
+    league = League.objects.filter(pk=league_id).first()
+    if league is None:
+        raise NotFoundError(details={"field": "league"})
+    if league.status != "active":
+        raise ConflictError("table_state", _("This league is over."), details={"reason": "league_finished"})
+    if league.rules != rule_set.name:
+        raise ValidationFailed(message=_("The table's rules must be the league's rules."),
+                               details={"field": "league", "league_rules": league.rules})
+    return league
 
 
 def _next_seed_draw(table: Table) -> None:
