@@ -789,8 +789,8 @@ def _bot_apply(locked: LockedRound, game_seat: int, choice: dict[str, Any]) -> b
 def _round_save(locked: LockedRound) -> None:
     """Write the appended ledger rows, the game row (settled by :func:`_game_fields_settle`) and what
     follows from them: the notifications the streams app builds and the wake-ups, and when the round
-    ended the table set open and the result the scoring app records, with its rating moves. One
-    statement (``play.writes``), two when the round ended: the result is recorded after the ledger
+    ended the table set open and the round's result, lines and rating moves the scoring app counts.
+    One statement (``play.writes``), two when the round ended: the round is counted after the ledger
     rows are written (the ratings lock counts who played them), and the notifications tell it. Then
     what follows on commit: webhook deliveries, reminders, clock tasks."""
     game = locked.game
@@ -801,7 +801,7 @@ def _round_save(locked: LockedRound) -> None:
         writes.move_write(pending)
         pending = writes.MoveWrites()
         if (game.result or {}).get("reason") != "aborted":  # an aborted round never counts, not even as played
-            _round_result, pending.rating_moves = scoring_services.round_result_counted(
+            pending.round_count = scoring_services.round_counted(
                 game=game, seat_players={index: seat.player_id for index, seat in enumerate(locked.seats)},
                 bots={seat.player_id for seat in locked.seats if seat.player.is_bot})
     pending.notifications = stream_services.move_notifications(game=game, seats=locked.seats, moves=locked.appended)

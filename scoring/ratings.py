@@ -180,8 +180,9 @@ class RatingMoves:
 
 def round_rate(*, round_result: RoundResult, lines: Sequence[PlayerResult],
                ratings: dict[int, LockedRating]) -> RatingMoves:
-    """Move the locked `ratings` by one recorded round (its ledger `lines`): what the round writes,
-    for the caller to write in the same transaction (`rating_moves_write`, or the move's statement)."""
+    """Move the locked `ratings` by one counted round (its result and `lines`, unsaved): what the round
+    writes, for the move pipeline to write in the same transaction. The rows name `round_result` as an
+    object; they take its id when it is written (``play.writes``)."""
     lines = sorted(lines, key=lambda line: line.seat)
     locked = [ratings[line.player_id] for line in lines]
     after = rated_after([(rating.mu, rating.sigma) for rating in locked], [line.rank for line in lines])
@@ -189,16 +190,10 @@ def round_rate(*, round_result: RoundResult, lines: Sequence[PlayerResult],
     for line, rating, (mu, sigma) in zip(lines, locked, after, strict=True):
         value = display_value(mu, sigma)
         moved.append(Rating(pk=rating.id, mu=mu, sigma=sigma, rating=value, rounds=rating.rounds + 1,
-                            last_round_id=round_result.pk))
-        points.append(RatingPoint(round_id=round_result.pk, player_id=line.player_id, rules=round_result.rules,
+                            last_round=round_result))
+        points.append(RatingPoint(round=round_result, player_id=line.player_id, rules=round_result.rules,
                                   rank=line.rank, mu=mu, sigma=sigma, rating=value))
     return RatingMoves(ratings=moved, points=points)
-
-
-def rating_moves_write(moves: RatingMoves) -> None:
-    """Write a round's rating moves with the ORM (a round recorded outside the move pipeline)."""
-    Rating.objects.bulk_update(moves.ratings, RatingMoves.FIELDS)
-    RatingPoint.objects.bulk_create(moves.points)
 
 
 # --- replay, compare, recompute --------------------------------------------------------------------

@@ -9,8 +9,9 @@ from django.core.management import CommandError, call_command
 from scoring_helpers import finish_game, points_result, table_for
 
 from games.models import League
+from play.writes import round_recorded
 from scoring.models import RoundResult, Standing
-from scoring.services import league_standings_recompute, round_result_record
+from scoring.services import league_standings_recompute
 
 pytestmark = pytest.mark.django_db
 
@@ -82,12 +83,12 @@ def test_a_practice_round_in_a_league_never_counts_and_verify_and_recompute_agre
     league = league_of("house")
     ada, bert = players(2)
     table = table_for([ada, bert], league)
-    round_result_record(game=finish_game(table, points_result([0, 40], winner=0)))
+    round_recorded(game=finish_game(table, points_result([0, 40], winner=0)))
     practice = finish_game(table, points_result([0, 450], winner=0))
     practice.practice = True
     practice.save(update_fields=["practice"])
 
-    recorded = round_result_record(game=practice)
+    recorded = round_recorded(game=practice)
 
     assert (recorded.practice, recorded.counted) == (True, False)
     assert {s.player_id: (s.rounds, s.points) for s in Standing.objects.filter(league=league)} == {
