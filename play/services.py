@@ -1,6 +1,6 @@
 """Use cases that write: one transaction each, keyword-only arguments, domain errors out. A use case's
-transaction is ``database_retry.written_once_more``: it runs once more when its session dies before the
-commit (the move pipeline has its own such loop).
+transaction is ``database_retry.written_once_more`` (why: ``maumau.database_retry``; the move pipeline
+has its own such loop).
 
 ``move_submit`` is the one path for everything that changes a round: a person's action, the bots on
 turn, and the turn clock (the expiry tasks, the sweep and a request that finds a passed deadline).
@@ -480,10 +480,7 @@ def move_submit(
     details then say what it cost, as its player may see it).
     """
     action = _action_parsed(action)
-    # A connection that dies before the commit (a restarted or terminated database session) leaves
-    # nothing written: the pipeline runs once more on a fresh one. Not after the body ended (the commit's
-    # outcome is unknown), nor inside a caller's transaction (that one is lost with the connection; the
-    # caller retries, as the API's views do).
+    # database_retry.written_once_more's loop, kept here: a refusal leaves the transaction normally.
     retry_allowed = not connection.in_atomic_block
     for attempt in (1, 2):
         refusal: DomainError | None = None

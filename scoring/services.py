@@ -7,12 +7,12 @@ in the transaction of the last move, and keeps the league totals (`Standing`) in
 Concurrency: every write that touches a league's totals first locks the league row
 (`select_for_update`). Two tables of one league that finish at the same moment are therefore
 applied one after the other, the totals use `F()` increments, and the house limit is judged
-on totals that include every earlier round exactly once. Ledger ids are allocated under
+on totals that include every earlier round exactly once. Result ids are allocated under
 that lock, so id order is the order in which rounds were counted (the recompute replays it).
 A resignation is written under the same lock and names the last round before it.
 
-A use case that is its own transaction is ``database_retry.written_once_more``: it runs once more
-when its session dies before the commit.
+A use case that is its own transaction is ``database_retry.written_once_more`` (why:
+``maumau.database_retry``).
 """
 
 from __future__ import annotations
@@ -160,7 +160,7 @@ def round_counted(*, game: Any, seat_players: dict[int, int] | None = None, bots
 
 def player_results(*, round_result: RoundResult, result: dict[str, Any], seat_players: dict[int, int],
                    table_id: int, league: League | None, rules: str, finished_at: Any) -> list[PlayerResult]:
-    """The ledger lines of one round, one per seat, from the engine's result (unsaved)."""
+    """The result lines of one round, one per seat, from the engine's result (unsaved)."""
     return [
         PlayerResult(
             round=round_result,
@@ -268,7 +268,7 @@ def _zero() -> dict[str, Any]:
 
 @dataclass
 class Replay:
-    """League totals rebuilt from the ledger alone, in the order the rounds were counted."""
+    """League totals rebuilt from the round results alone, in the order the rounds were counted."""
 
     totals: dict[int, dict[str, Any]] = field(default_factory=dict)
     loser_id: int | None = None
@@ -277,7 +277,7 @@ class Replay:
 
 
 def standings_replay(*, league: League) -> Replay:
-    """Replay a league's ledger: sum every round up to and including the one that finished it.
+    """Replay a league's round results: sum every round up to and including the one that finished it.
 
     Practice rounds never count (a league refuses them; one written all the same stays out). A
     resignation applies after the round it names: with a limit it finishes the league (its player
@@ -356,26 +356,26 @@ def standings_compare(*, league: League, replay: Replay) -> list[str]:
         have = stored.get(player_id)
         have_totals = {key: have[key] for key in _zero()} if have else None
         if want != have_totals:
-            problems.append(f"league {league.pk} player {player_id}: stored {have_totals}, ledger {want}")
+            problems.append(f"league {league.pk} player {player_id}: stored {have_totals}, results {want}")
     want_status = League.STATUS_FINISHED if replay.loser_id is not None else League.STATUS_ACTIVE
     if league.status != want_status or league.loser_id != replay.loser_id:
         problems.append(
             f"league {league.pk}: stored {league.status} loser {league.loser_id}, "
-            f"ledger {want_status} loser {replay.loser_id}"
+            f"results {want_status} loser {replay.loser_id}"
         )
     stored_counted = dict(RoundResult.objects.filter(league=league).values_list("id", "counted"))
     for round_id, counted in stored_counted.items():
         if replay.counted.get(round_id, True) != counted:
-            problems.append(f"league {league.pk} round {round_id}: counted {counted}, ledger says {not counted}")
+            problems.append(f"league {league.pk} round {round_id}: counted {counted}, results say {not counted}")
     return problems
 
 
 @database_retry.written_once_more
 def league_standings_recompute(*, league_id: int, write: bool = True) -> list[str]:
-    """Rebuild one league's standings from its ledger; return what differed before.
+    """Rebuild one league's standings from its round results; return what differed before.
 
     With `write`, the standings, the league's status/loser and the rounds' `counted` marks are
-    replaced by the replay (they are all derived from the ledger lines, which stay untouched).
+    replaced by the replay (they are all derived from the result lines, which stay untouched).
     """
     league = League.objects.select_for_update().get(pk=league_id)
     replay = standings_replay(league=league)

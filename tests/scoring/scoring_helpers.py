@@ -1,4 +1,4 @@
-"""Helpers for the results ledger tests: league tables and finished rounds built from a result.
+"""Helpers for the round results tests: league tables and finished rounds built from a result.
 
 `finish_game` stores a Game row as `move_submit` leaves it when the last move ends the round
 (status finished, `result` = the engine's `state.result`), so tests can exercise

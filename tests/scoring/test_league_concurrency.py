@@ -143,7 +143,7 @@ def _resigning(league_id: int, player: Player) -> Callable[[threading.Barrier], 
 @pytest.mark.parametrize("rules", ["house", "tavern"])
 def test_a_resignation_and_rounds_finishing_at_the_same_moment_are_ordered_by_the_league_lock(players, league_of,
                                                                                               rules):
-    """Whichever takes the league row first, the ledger says which came first and the replay agrees."""
+    """Whichever takes the league row first, the result ids say which came first and the replay agrees."""
     league = league_of(rules)
     ada, bert, cleo = players(3)
     first = table_for([ada, bert], league, rules=rules)

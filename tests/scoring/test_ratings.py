@@ -1,5 +1,5 @@
 """Ratings: rounds move them by the engine's ranking, ties shared; practice rounds and rounds a bot
-mostly played for a person are not rated; the recompute replays the ledger to the same values."""
+mostly played for a person are not rated; the recompute replays the round results to the same values."""
 
 from __future__ import annotations
 
@@ -262,7 +262,7 @@ def test_verify_ratings_fails_on_a_changed_rating_and_the_recompute_repairs_it(p
 
 
 def test_a_round_recorded_again_is_returned_and_rates_nobody(players):
-    # A round already in the ledger, recorded before its players had ratings: recording it again (the
+    # A round already recorded, before its players had ratings: recording it again (the
     # lock goes in one round trip with that look-up, and skips itself) creates and moves no rating.
     seated = players(3)
     game = finish_game(table_for(seated, rules="classic"), ranked([1, 2, 3]))

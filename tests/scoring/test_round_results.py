@@ -1,4 +1,4 @@
-"""The results ledger: each finished round written once, per player, as the rule set scores it."""
+"""The round results: each finished round written once, per player, as the rule set scores it."""
 
 from __future__ import annotations
 
