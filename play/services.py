@@ -151,7 +151,7 @@ def _seat_add(table: Table, position: int, player: Player, *, bot_controlled: bo
     """A new seat with its server nonce; the people already at the table are told once it commits."""
     seat = Seat.objects.create(table=table, position=position, player=player, bot_controlled=bot_controlled,
                                entropy=entropy, nonce=secrets.token_hex(16))
-    transaction.on_commit(functools.partial(stream_services.player_joined, seat_id=seat.pk), robust=True)
+    transaction.on_commit(lambda: stream_services.player_joined(seat_id=seat.pk), robust=True)
     return seat
 
 
@@ -341,7 +341,8 @@ def round_start(*, table_id: int, player: Player, seed: Any = None, setup: Any =
     table.rounds_started += 1
     table.status = "playing"
     table.save(update_fields=["rounds_started", "status", "next_seed", "next_commitment"])
-    transaction.on_commit(functools.partial(stream_services.round_started, game_id=game.pk), robust=True)
+    # A lambda, not a partial: Django names a robust callback that failed by its __qualname__.
+    transaction.on_commit(lambda: stream_services.round_started(game_id=game.pk), robust=True)
     tasks.clock_tasks_schedule(game)
     if any(s.bot_controlled for s in seats):
         move_submit(game_id=game.pk, actor="bot", action=None)

@@ -17,7 +17,6 @@ A use case that is its own transaction is ``database_retry.written_once_more`` (
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -258,7 +257,7 @@ def league_resign(*, league_id: int, player: Any) -> League:
     if league.league_limit:
         league.status, league.loser_id, league.finished_at = League.STATUS_FINISHED, player.pk, now
         league.save(update_fields=["status", "loser", "finished_at"])
-        transaction.on_commit(functools.partial(stream_services.league_over, league_id=league.pk), robust=True)
+        transaction.on_commit(lambda: stream_services.league_over(league_id=league.pk), robust=True)
     return league
 
 
