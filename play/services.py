@@ -6,9 +6,10 @@ has its own such loop).
 turn, and the turn clock (the expiry tasks, the sweep and a request that finds a passed deadline).
 Its body reads as the pipeline it runs. What follows a move is explicit: the apps above the stored
 game return what a move means for them (the streams app its notifications and wake-ups, the scoring
-app a finished round's rating moves) and the pipeline writes it with the move (``play.writes``, one
-statement on PostgreSQL); the clock tasks and deliveries go out on commit. It returns the round as it
-left it or raises; answering HTTP, and replaying an answer for an Idempotency-Key, is the API's.
+app a finished round's result, lines and rating moves) and the pipeline writes it with the move
+(``play.writes``: one statement on PostgreSQL, two at a round's end); the clock tasks and deliveries
+go out on commit. It returns the round as it left it or raises; answering HTTP, and replaying an
+answer for an Idempotency-Key, is the API's.
 """
 
 from __future__ import annotations
