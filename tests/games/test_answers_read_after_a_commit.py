@@ -10,7 +10,7 @@ import pytest
 from django.db import OperationalError, connection
 
 from games.models import Game, League, Player, Table
-from lobby.models import Challenge
+from lobby.models import Challenge, Seek
 from scoring.models import Standing
 from scoring.selectors import league_get
 from scoring.services import league_create
@@ -19,13 +19,18 @@ from tests.games.dead_sessions import postgresql_only, session_killed_after_comm
 pytestmark = [pytest.mark.django_db(transaction=True), postgresql_only]  # outside a test transaction, as a request
 
 
-def test_a_tables_answer_is_read_again_after_its_commit(make_player: Any) -> None:
-    host = make_player("Host")
+@pytest.mark.parametrize(("path", "body", "model"), [
+    ("/api/v1/tables", {"rules": "classic"}, Table),
+    ("/api/v1/seeks", {"rules": "classic", "players": 2}, Seek),
+    ("/api/v1/leagues", {"name": "Friday", "rules": "classic"}, League),
+])
+def test_what_a_write_made_is_answered_after_its_commit(make_player: Any, path: str, body: dict, model: Any) -> None:
+    ada = make_player("Ada")
     with session_killed_after_commit() as killed:
-        response = host.post("/api/v1/tables", {"rules": "classic"}, format="json")
+        response = ada.post(path, body, format="json")
     assert response.status_code == 201, response.content
     assert killed, "the session was ended"
-    assert Table.objects.count() == 1 and response.json()["id"] == Table.objects.get().pk
+    assert model.objects.count() == 1 and response.json()["id"] == model.objects.get().pk
 
 
 def test_a_started_rounds_answer_is_read_again_after_its_commit(make_table: Any) -> None:
@@ -36,15 +41,6 @@ def test_a_started_rounds_answer_is_read_again_after_its_commit(make_table: Any)
     assert response.status_code == 201, response.content
     assert killed
     assert Game.objects.count() == 1 and response.json()["id"] == Game.objects.get().pk
-
-
-def test_a_seeks_answer_is_read_again_after_its_commit(make_player: Any) -> None:
-    ada = make_player("Ada")
-    with session_killed_after_commit() as killed:
-        response = ada.post("/api/v1/seeks", {"rules": "classic", "players": 2}, format="json")
-    assert response.status_code == 201, response.content
-    assert killed
-    assert response.json()["status"] == "open"
 
 
 def test_a_challenge_and_its_answer_are_read_again_after_their_commits(make_player: Any) -> None:
@@ -58,15 +54,6 @@ def test_a_challenge_and_its_answer_are_read_again_after_their_commits(make_play
     assert accepted.status_code == 200, accepted.content
     assert killed
     assert Challenge.objects.count() == 1 and accepted.json()["status"] == Challenge.objects.get().status
-
-
-def test_a_leagues_answer_is_read_again_after_its_commit(make_player: Any) -> None:
-    ada = make_player("Ada")
-    with session_killed_after_commit() as killed:
-        response = ada.post("/api/v1/leagues", {"name": "Friday", "rules": "classic"}, format="json")
-    assert response.status_code == 201, response.content
-    assert killed
-    assert League.objects.count() == 1 and response.json()["id"] == League.objects.get().pk
 
 
 def test_a_resignations_answer_is_read_again_after_its_commit(make_player: Any) -> None:
