@@ -78,15 +78,21 @@ def sign_up_as_guest(page: Any, base: str, name: str) -> None:
     page.goto(base + "/")
     page.get_by_label("Your name").fill(name)
     page.get_by_role("button", name="Play as guest").click()
-    expect(page.locator("#create-table")).to_be_visible()
     expect(page.locator("#my-games li").first).to_be_visible()  # the lobby has loaded
     expect(page.locator("#quick-play")).to_be_visible()
+    quick(page)
+
+
+def quick(page: Any) -> None:
+    """Rows of the ledger shown without a pause (the pacing has a test of its own)."""
+    page.evaluate("localStorage.setItem('maumau.pace', '0')")
 
 
 def create_table(page: Any, rules: str, seats: int) -> int:
+    page.locator("#more summary").click()
     page.locator("#create-table select[name=rules]").select_option(rules)
     page.locator("#create-table input[name=max_players]").fill(str(seats))
-    page.locator("#create-table input[name=turn_seconds]").fill("0")
+    page.locator("#create-table select[name=turn_seconds]").select_option("0")
     page.locator("#create-table button").click()
     page.wait_for_url(re.compile(r"#/table/\d+$"))
     return int(page.url.rsplit("/", 1)[1])
@@ -102,6 +108,18 @@ def game_version(page: Any) -> int:
 
 def wait_for_version_past(page: Any, version: int) -> None:
     expect(page.locator("#game")).not_to_have_attribute("data-version", str(version))
+
+
+def choose_any(page: Any) -> None:
+    """Whatever chooser a card opened: a joker's rank, a wish, a seat to swap with, a line of a list."""
+    chooser = page.locator("dialog.chooser")
+    if page.locator(".seat.target").count():
+        page.locator(".seat.target button").first.click()
+    elif chooser.count() and chooser.is_visible():
+        for option in (".rank-button", ".suit-button", "button.primary"):
+            if chooser.locator(option).count():
+                chooser.locator(option).first.click()
+                break
 
 
 def test_a_guest_plays_a_whole_tavern_round_against_bots_to_its_end_and_is_on_the_leaderboard(
@@ -126,9 +144,7 @@ def test_a_guest_plays_a_whole_tavern_round_against_bots_to_its_end_and_is_on_th
         playable = page.locator(".hand-card.playable")
         if playable.count():
             playable.first.click()
-            chooser = page.locator("dialog.chooser")
-            if chooser.is_visible():
-                chooser.get_by_role("button", name="Play").first.click()
+            choose_any(page)
         elif page.locator("#pass").count():
             page.locator("#pass").click()
         else:
@@ -160,6 +176,8 @@ def test_two_browsers_play_a_house_round_with_a_wish_a_mau_call_and_a_forgotten_
     ada.goto(server + "/")
     ada.get_by_label("Dein Name").fill("Ada")
     ada.get_by_role("button", name="Als Gast spielen").click()
+    expect(ada.locator("#quick-play")).to_be_visible()
+    quick(ada)
     table = create_table(ada, "house", 2)
     bob.reload()
     bob.locator("#open-tables li", has_text=f"Table {table}").get_by_role("button", name="Join").click()
@@ -182,11 +200,11 @@ def test_two_browsers_play_a_house_round_with_a_wish_a_mau_call_and_a_forgotten_
             expect(page.locator(f".call[data-word='{word}']")).to_have_attribute("aria-pressed", "true")
         page.locator(f".hand-card[data-card='{card}']").click()
         if choice:
-            page.locator("dialog.chooser li", has_text=choice).get_by_role("button").click()
+            page.locator(f"dialog.chooser .suit-button[data-suit='{choice}']").click()
         wait_for_version_past(page, version)
 
     expect(bob.locator(".hand-card[data-card='6D']")).to_have_attribute("aria-disabled", "true")
-    play(ada, "JC", choice="Karo")
+    play(ada, "JC", choice="D")
     expect(bob.locator("#wish")).to_contain_text("diamonds")
     expect(bob.locator("#turn")).to_have_text("Your turn")
     expect(bob.locator(".hand-card[data-card='3C']")).to_have_attribute("aria-disabled", "true")
@@ -234,6 +252,7 @@ def test_a_dropped_event_stream_resumes_without_losing_a_move(server: str, new_p
         page = new_page(PHONE)
         page.goto(base + "/")
         page.evaluate(f"localStorage.setItem('maumau.token', '{ada.token}')")
+        quick(page)
         page.goto(f"{base}/#/game/{game}")
         expect(page.locator("#stream-state")).to_have_attribute("data-state", "open")
         screenshot(page, "game-phone")
@@ -263,6 +282,7 @@ def test_a_failed_read_of_the_round_does_not_stop_later_reads(server: str, new_p
     page = new_page(PHONE)
     page.goto(server + "/")
     page.evaluate(f"localStorage.setItem('maumau.token', '{ada.token}')")
+    quick(page)
     page.goto(f"{server}/#/game/{game}")
     expect(page.locator("#stream-state")).to_have_attribute("data-state", "open")
     expect(page.locator(".hand-card[data-card='KH']")).to_have_count(1)
@@ -295,20 +315,21 @@ def test_the_lobby_fits_a_phone_screen(server: str, new_page: Any) -> None:
     assert width <= PHONE["width"], width
 
 
-def test_quick_play_and_a_challenge_take_a_browser_into_their_rounds(server: str, new_page: Any) -> None:
+def test_play_now_and_a_challenge_take_a_browser_into_their_rounds(server: str, new_page: Any) -> None:
     page = new_page(PHONE)
     sign_up_as_guest(page, server, "Quinn")
-    quick = page.locator("#quick-play")
-    quick.locator("select[name=rules]").select_option("classic")
-    quick.locator("input[name=players]").fill("2")
-    quick.get_by_role("button", name="Find a game").click()
+    quick_play = page.locator("#quick-play")
+    expect(quick_play.locator("#clock input:checked")).to_have_value("60")  # a person's default: never 5 s
+    quick_play.get_by_label("Bots fill empty seats after 20 s").set_checked(False)
+    quick_play.locator("button.play[data-rules='classic']").click()
     expect(page.locator("#seeks")).to_contain_text("Looking for players")
 
     rita = Api.guest(server, "Rita")
-    seek = rita.call("POST", "seeks", {"rules": "classic", "players": 2})
+    seek = rita.call("POST", "seeks", {"rules": "classic", "players": 2, "turn_seconds": 60})
     assert seek["status"] == "matched", seek
     page.wait_for_url(re.compile(rf"#/game/{seek['game']}$"))
     expect(page.locator("#seats")).to_contain_text("Rita")
+    expect(page.locator("#deadline")).to_contain_text(re.compile(r"\d+ s left|\d:\d\d min left"))
 
     me = int(page.evaluate("fetch('/api/v1/me', {headers: {Authorization: 'Token ' + localStorage.getItem("
                            "'maumau.token')}}).then(r => r.json()).then(b => b.id)"))
@@ -318,3 +339,12 @@ def test_quick_play_and_a_challenge_take_a_browser_into_their_rounds(server: str
     challenge.get_by_role("button", name="Accept").click()
     page.wait_for_url(re.compile(r"#/game/\d+$"))
     expect(page.locator("#game")).to_contain_text("Rita")
+
+    # A challenge by username.
+    answer = Api(server).call("POST", "accounts", {"username": "sam_the_dealer", "password": "a long pass phrase 1",
+                                                   "device": "test"})
+    assert answer["token"]
+    page.goto(f"{server}/#/lobby")
+    page.get_by_label("Username").fill("Sam_The_Dealer")
+    page.locator("#challenge").get_by_role("button", name="Challenge").click()
+    expect(page.locator("#challenges")).to_contain_text("sam_the_dealer", ignore_case=True)
