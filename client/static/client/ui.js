@@ -9,6 +9,8 @@ export function h(tag, attrs = {}, ...children) {
     if (value === null || value === undefined || value === false) continue;
     if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
     else if (key === "class") node.className = value;
+    // Through the CSSOM: the page's Content-Security-Policy refuses style attributes.
+    else if (key === "style") node.style.cssText = String(value);
     else if (value === true) node.setAttribute(key, "");
     else node.setAttribute(key, String(value));
   }
