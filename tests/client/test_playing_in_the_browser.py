@@ -518,6 +518,7 @@ def test_a_replay_steps_through_a_finished_round_with_every_hand_shown(server: s
     page.locator("#replay-prev").click()
     expect(page.locator("#replay-top")).to_have_attribute("data-card", "QH")
     screenshot(page, "replay-desktop")
+    page.set_viewport_size(PHONE)
     page.goto(f"{server}/#/game/{game}")
     expect(page.locator("#place")).to_have_text("You placed 1st of 2")
     expect(page.locator("#replay-link")).to_be_visible()

@@ -142,7 +142,7 @@ async function optional(path) {
 }
 
 function rulesSelect(name = "rules") {
-  return h("select", { name }, RULES.map((rules) => h("option", { value: rules }, t(`rules.${rules}`))));
+  return h("select", { name, "aria-label": t("lobby.rules") }, RULES.map((rules) => h("option", { value: rules }, t(`rules.${rules}`))));
 }
 
 // A person's time controls (the 5 s house default is for bots and tests) and the bots that fill
@@ -194,7 +194,8 @@ function playNow(seeks, refresh) {
 }
 
 function challenges(list, refresh) {
-  const to = h("input", { name: "to", required: true, autocomplete: "off", maxlength: 30, "aria-label": t("lobby.challenge.to") });
+  const to = h("input", { name: "to", required: true, autocomplete: "off", maxlength: 30, "aria-label": t("lobby.challenge.to"),
+    placeholder: t("lobby.challenge.to") });
   const rules = rulesSelect();
   const form = h("form", { class: "inline", id: "challenge", onsubmit: (event) => {
     event.preventDefault();

@@ -90,7 +90,9 @@ export function raceChart(data, limit) {
   const height = 300;
   const pad = { left: 44, right: 16, top: 14, bottom: 30 };
   const rounds = data.results.length;
-  const most = Math.max(1, limit || 0, ...data.results.flatMap((step) => Object.values(step.totals)));
+  const top = Math.max(1, limit || 0, ...data.results.flatMap((step) => Object.values(step.totals)));
+  const tickStep = [10, 25, 50, 100, 250, 500, 1000].find((size) => size * 4 >= top * 1.05) || Math.ceil(top / 4);
+  const most = (tickStep * 4) / 1.08;
   const x = (step) => pad.left + (rounds ? (step / rounds) * (width - pad.left - pad.right) : 0);
   const y = (points) => height - pad.bottom - (points / (most * 1.08)) * (height - pad.top - pad.bottom);
   const el = (tag, attrs, ...children) => {
@@ -102,7 +104,7 @@ export function raceChart(data, limit) {
   const svg = el("svg", { viewBox: `0 0 ${width} ${height}`, class: "race", id: "race", role: "img", "aria-labelledby": "race-title" },
     el("title", { id: "race-title" }, t("league.race.title", { n: rounds })));
   for (let tick = 0; tick <= 4; tick += 1) {
-    const value = Math.round((most * 1.08 * tick) / 4);
+    const value = tickStep * tick;
     svg.append(el("line", { x1: pad.left, x2: width - pad.right, y1: y(value), y2: y(value), class: "grid" }),
       el("text", { x: pad.left - 6, y: y(value) + 4, class: "axis", "text-anchor": "end" }, String(value)));
   }

@@ -95,12 +95,12 @@ export function replayScreen(id) {
       h("p", { id: "replay-step", class: "step", role: "status" }, t("replay.step", { n: at, total: story.length - 1 })),
       h("p", { id: "replay-text", class: "what" }, state.text || "—"),
       h("div", { class: "actions controls" },
-        h("button", { type: "button", id: "replay-first", onclick: () => show(0), disabled: at === 0, "aria-label": t("replay.first") }, "⏮"),
+        h("button", { type: "button", id: "replay-first", onclick: () => show(0), disabled: at === 0, "aria-label": t("replay.first") }, "«"),
         h("button", { type: "button", id: "replay-prev", onclick: () => show(at - 1), disabled: at === 0, "aria-label": t("replay.prev") }, "◀"),
         h("input", { type: "range", min: 0, max: story.length - 1, value: at, "aria-label": t("replay.slider"),
           oninput: (event) => show(Number(event.target.value)) }),
         h("button", { type: "button", id: "replay-next", class: "primary", onclick: () => show(at + 1), disabled: at === story.length - 1, "aria-label": t("replay.next") }, "▶"),
-        h("button", { type: "button", id: "replay-last", onclick: () => show(story.length - 1), disabled: at === story.length - 1, "aria-label": t("replay.last") }, "⏭")),
+        h("button", { type: "button", id: "replay-last", onclick: () => show(story.length - 1), disabled: at === story.length - 1, "aria-label": t("replay.last") }, "»")),
       hands,
       h("p", {}, h("a", { href: `#/table/${view.table}` }, t("game.back"))));
     box.dataset.step = String(at);
