@@ -308,14 +308,17 @@ function lobbyScreen() {
 
 // A scoreboard (a table's or a league's standings); `points: false` for a rule set that scores only wins.
 export function scoreTable(board, { points = true } = {}) {
+  const rated = board.players.some((row) => row.display_rating !== undefined);
   const rows = board.players.map((row) => h("tr", { class: me && row.player.id === me.id ? "yours" : null },
     h("td", {}, row.position), h("td", {}, row.player.name, row.player.bot ? h("span", { class: "badge" }, t("game.bot")) : null,
       row.lost ? h("span", { class: "badge warn" }, t("league.lost")) : null),
-    h("td", {}, row.rounds), h("td", {}, row.wins), points ? h("td", {}, row.points) : null));
+    h("td", {}, row.rounds), h("td", {}, row.wins), points ? h("td", {}, row.points) : null,
+    rated ? h("td", {}, row.display_rating ?? "—",
+      row.display_rating !== null && row.rating_provisional ? h("span", { class: "badge" }, t("ratings.provisional")) : null) : null));
   return h("div", { class: "scroll" }, h("table", { class: "scores" },
     h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("score.position")), h("th", { scope: "col" }, t("score.player")),
       h("th", { scope: "col" }, t("score.rounds")), h("th", { scope: "col" }, t("score.wins")),
-      points ? h("th", { scope: "col" }, t("score.points")) : null)),
+      points ? h("th", { scope: "col" }, t("score.points")) : null, rated ? h("th", { scope: "col" }, t("ratings.rating")) : null)),
     h("tbody", {}, rows)),
   board.practice_rounds ? h("p", { class: "muted" }, t("score.practice", { n: board.practice_rounds })) : null);
 }
