@@ -565,4 +565,6 @@ def test_a_league_created_in_the_client_shows_its_standings_and_race(server: str
     expect(page.locator(".scores tbody tr")).to_have_count(2)
     screenshot(page, "league-desktop")
     page.set_viewport_size(PHONE)
+    page.reload()  # the chart is drawn at the width it is shown
+    expect(page.locator("#race polyline.runner")).to_have_count(2)
     screenshot(page, "league-phone")

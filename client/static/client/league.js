@@ -86,13 +86,15 @@ async function race(id) {
 }
 
 export function raceChart(data, limit) {
-  const width = 640;
-  const height = 300;
+  // Drawn at the size it is shown (the page's width), so that its text reads the same on a phone.
+  const width = Math.round(Math.max(300, Math.min(1000, (document.getElementById("main").clientWidth || 640) - 48)));
+  const height = Math.round(Math.min(320, Math.max(220, width * 0.45)));
   const pad = { left: 44, right: 16, top: 14, bottom: 30 };
   const rounds = data.results.length;
   const top = Math.max(1, limit || 0, ...data.results.flatMap((step) => Object.values(step.totals)));
-  const tickStep = [10, 25, 50, 100, 250, 500, 1000].find((size) => size * 4 >= top * 1.05) || Math.ceil(top / 4);
-  const most = (tickStep * 4) / 1.08;
+  const tickStep = [10, 20, 25, 50, 100, 200, 250, 500, 1000].find((size) => size * 6 >= top * 1.05) || Math.ceil(top / 6);
+  const ticks = Math.ceil((top * 1.05) / tickStep);
+  const most = (tickStep * ticks) / 1.08;
   const x = (step) => pad.left + (rounds ? (step / rounds) * (width - pad.left - pad.right) : 0);
   const y = (points) => height - pad.bottom - (points / (most * 1.08)) * (height - pad.top - pad.bottom);
   const el = (tag, attrs, ...children) => {
@@ -103,7 +105,7 @@ export function raceChart(data, limit) {
   };
   const svg = el("svg", { viewBox: `0 0 ${width} ${height}`, class: "race", id: "race", role: "img", "aria-labelledby": "race-title" },
     el("title", { id: "race-title" }, t("league.race.title", { n: rounds })));
-  for (let tick = 0; tick <= 4; tick += 1) {
+  for (let tick = 0; tick <= ticks; tick += 1) {
     const value = tickStep * tick;
     svg.append(el("line", { x1: pad.left, x2: width - pad.right, y1: y(value), y2: y(value), class: "grid" }),
       el("text", { x: pad.left - 6, y: y(value) + 4, class: "axis", "text-anchor": "end" }, String(value)));

@@ -70,7 +70,8 @@ export function replayScreen(id) {
   let view = null;
   const main = document.getElementById("main");
   const box = h("div", { class: "replay", id: "replay" }, h("p", { class: "muted" }, "…"));
-  fill(main, h("h1", {}, t("replay.title", { id })), box);
+  const title = h("h1", {}, t("replay.open"));
+  fill(main, title, box);
 
   const nameOf = (seat) => (view && view.players[seat] ? view.players[seat].name : `#${seat}`);
 
@@ -122,6 +123,7 @@ export function replayScreen(id) {
     const [read, { deal, rows }] = await Promise.all([get(`games/${id}`), ledger(id)]);
     if (!alive) return;
     view = read;
+    title.textContent = t("replay.title", { id: t("game.title", { number: view.number, table: view.table }) });
     if (!deal) { fill(box, h("p", {}, "—")); return; }
     story = steps(deal, rows, (event) => eventText(event, nameOf));
     box.dataset.steps = String(story.length - 1);
