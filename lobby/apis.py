@@ -114,14 +114,18 @@ class ChallengeListCreateApi(APIView):
 
     @extend_schema(
         summary="Challenge named players to a new table",
-        description="Each invited player gets `challenge_received`; when all accepted, the table (the challenger "
-                    "hosts, private by default) and its first round start and everyone gets `game_started`. One "
+        description="Invitees by player id (`to`) or username (`to_usernames`, 404 naming the unknown ones), "
+                    "at least one. Each invited player gets `challenge_received`; when all accepted, the table "
+                    "(the challenger hosts, private by default) and its first round start and everyone gets "
+                    "`game_started`. One "
                     "decline ends it; unanswered it expires after `expires_in` seconds. 409 `already_challenged` "
                     "while a challenge of the caller to one of these players is pending, `too_many_challenges` "
                     "beyond `MAUMAU_CHALLENGES_PER_PLAYER` (10) pending challenges.",
         request=ChallengeCreateSerializer,
         responses={201: ChallengeSerializer, **errors(400, 401, 404, 409, 429)},
         examples=[_example("A game of house with two friends", {"to": [2, 3], "rules": "house"}),
+                  _example("A friend by username", {"to_usernames": ["ada"], "rules": "classic",
+                                                    "options": {"turn_seconds": 60}}),
                   _example("Classic, public, an hour to answer", {"to": [2], "rules": "classic",
                                                                   "visibility": "public", "expires_in": 3600})],
     )
@@ -130,7 +134,8 @@ class ChallengeListCreateApi(APIView):
         player = _caller(request)
         challenge = services.challenge_create(challenger=player, to=data["to"], rules=data["rules"],
                                               options=data.get("options"), max_players=data.get("max_players"),
-                                              visibility=data["visibility"], expires_in=data["expires_in"])
+                                              visibility=data["visibility"], expires_in=data["expires_in"],
+                                              to_usernames=data["to_usernames"])
         return Response(database_retry.read_once_more(
             lambda: selectors.challenge_data(selectors.challenge_get(challenge_id=challenge.pk, player=player))),
                         status=status.HTTP_201_CREATED)

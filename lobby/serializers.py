@@ -11,6 +11,7 @@ from lobby.services import (
     CHALLENGE_EXPIRES_MIN,
     FILL_AFTER_MAX,
     MESSAGE_MAX,
+    USERNAME_MAX,
 )
 from maumau.params import QUERY_INT_MAX
 from maumau.strict import (
@@ -54,8 +55,13 @@ class SeekSerializer(serializers.Serializer):
 
 
 class ChallengeCreateSerializer(StrictSerializer):
-    to = StrictListField(child=StrictIntegerField(min_value=1, max_value=QUERY_INT_MAX), min_length=1,
-                         max_length=MAX_SEATS - 1, help_text="Player ids to invite (people or bot accounts).")
+    to = StrictListField(child=StrictIntegerField(min_value=1, max_value=QUERY_INT_MAX), required=False,
+                         default=list, max_length=MAX_SEATS - 1,
+                         help_text="Player ids to invite (people or bot accounts).")
+    to_usernames = StrictListField(
+        child=StrictCharField(min_length=1, max_length=USERNAME_MAX), required=False, default=list,
+        max_length=MAX_SEATS - 1,
+        help_text="Usernames to invite (case does not matter), beside or instead of `to`: at least one invitee.")
     rules = StrictChoiceField(choices=RULES)
     options = RuleOptionsField(required=False, default=dict)
     max_players = StrictIntegerField(required=False, allow_null=True, min_value=2, max_value=MAX_SEATS)

@@ -42,6 +42,8 @@ from streams.models import Notification
 
 #: Bounds of what a client may send.
 FILL_AFTER_MAX = 3600
+#: The longest username an account can have (accounts' rule): a longer one names nobody.
+USERNAME_MAX = 30
 CHALLENGE_EXPIRES_MIN, CHALLENGE_EXPIRES_MAX, CHALLENGE_EXPIRES_DEFAULT = 60, 7 * 24 * 3600, 24 * 3600
 MESSAGE_MAX = 500
 
@@ -203,10 +205,13 @@ def _pool_fill(pool: str, now: datetime) -> int:
 @database_retry.written_once_more
 def challenge_create(*, challenger: Player, to: list[int], rules: str, options: dict[str, Any] | None = None,
                      max_players: int | None = None, visibility: str = "private",
-                     expires_in: int = CHALLENGE_EXPIRES_DEFAULT) -> Challenge:
-    """Invite named players (people or bot accounts: someone who can answer) to a new table."""
+                     expires_in: int = CHALLENGE_EXPIRES_DEFAULT, to_usernames: list[str] | None = None) -> Challenge:
+    """Invite named players (people or bot accounts: someone who can answer) to a new table, by
+    player id or by username (what a person knows of a friend)."""
     rule_set = rule_set_from(rules, options)
-    to = list(dict.fromkeys(to))
+    to = list(dict.fromkeys(to + players_named(to_usernames or [])))
+    if not to:
+        raise ValidationFailed(details={"field": "to", "reason": "name at least one player (to or to_usernames)"})
     if challenger.pk in to:
         raise ValidationFailed(details={"field": "to", "reason": "you cannot challenge yourself"})
     found = {p.pk: p for p in Player.objects.filter(pk__in=to, user__isnull=False, user__is_active=True)}
@@ -226,6 +231,22 @@ def challenge_create(*, challenger: Player, to: list[int], rules: str, options: 
     ChallengeInvitee.objects.bulk_create([ChallengeInvitee(challenge=challenge, player_id=pid) for pid in to])
     _challenge_tell(challenge, to, "challenge_received")
     return challenge
+
+
+def players_named(usernames: list[str]) -> list[int]:
+    """The players with these usernames (case does not matter), in order; 404 naming the unknown ones."""
+    wanted = list(dict.fromkeys(name.lower() for name in usernames))
+    if not wanted:
+        return []
+    query = Q()
+    for name in wanted:
+        query |= Q(user__username__iexact=name)
+    found = {username.lower(): pk for username, pk in
+             Player.objects.filter(query, user__is_active=True).values_list("user__username", "pk")}
+    missing = [name for name in wanted if name not in found]
+    if missing:
+        raise NotFoundError(details={"field": "to_usernames", "usernames": missing})
+    return [found[name] for name in wanted]
 
 
 def _challenges_within_limits(challenger: Player, to: list[int]) -> None:

@@ -69,6 +69,17 @@ def display_value(mu: float, sigma: float) -> float:
     return mu - 3 * sigma
 
 
+#: The familiar scale: 1500 + 30 x the conservative value, so a new player reads 1500 (ordinal 0) and
+#: a strong one (ordinal about 20) near 2100, like a chess rating.
+FAMILIAR_BASE = 1500
+FAMILIAR_PER_POINT = 30
+
+
+def familiar_rating(ordinal: float) -> int:
+    """The rating on the familiar scale, as the API's ``display_rating`` and the client show it."""
+    return round(FAMILIAR_BASE + FAMILIAR_PER_POINT * ordinal)
+
+
 INITIAL_MU: float = MODEL.mu
 INITIAL_SIGMA: float = MODEL.sigma
 INITIAL_RATING: float = display_value(INITIAL_MU, INITIAL_SIGMA)

@@ -29,7 +29,7 @@ from django.db.models.functions import RowNumber
 from games.models import League
 from maumau.errors import NotFoundError, ValidationFailed
 from scoring.models import PlayerResult, Rating, RatingPoint, RoundResult, Standing
-from scoring.ratings import INITIAL_MU, INITIAL_RATING, INITIAL_SIGMA, PROVISIONAL_ROUNDS
+from scoring.ratings import INITIAL_MU, INITIAL_RATING, INITIAL_SIGMA, PROVISIONAL_ROUNDS, familiar_rating
 
 ORDER_BY = {
     "points": ("points",),
@@ -104,6 +104,7 @@ def league_standings(*, league: League) -> list[dict[str, Any]]:
             "lost": player_id == league.loser_id,
             "resigned": resigned,
             "rating": rating,
+            "display_rating": None if rating is None else familiar_rating(rating),
             "rating_provisional": (rated_rounds or 0) < PROVISIONAL_ROUNDS,
         }
         for player_id, name, is_bot, rounds, wins, points, bonus, resigned, rating, rated_rounds in rows
@@ -283,6 +284,7 @@ def leaderboard(*, rules: str, people_only: bool, limit: int, after: tuple[float
             "position": position + index,
             "player": _player(player_id, name, bot),
             "rating": rating,
+            "display_rating": familiar_rating(rating),
             "mu": mu,
             "sigma": sigma,
             "rounds": rounds,
@@ -314,12 +316,13 @@ def player_ratings(*, player: Any, history: int) -> dict[str, Any]:
         )
         for rules, game_id, finished_at, rank, mu, sigma, rating in rows:
             points[rules].append({"game": game_id, "finished_at": finished_at, "rank": rank, "rating": rating,
-                                  "mu": mu, "sigma": sigma})
+                                  "display_rating": familiar_rating(rating), "mu": mu, "sigma": sigma})
 
     def of(rules: str) -> dict[str, Any]:
         rating = stored.get(rules)
         mu, sigma, rounds = (rating.mu, rating.sigma, rating.rounds) if rating else (INITIAL_MU, INITIAL_SIGMA, 0)
-        return {"rating": rating.rating if rating else INITIAL_RATING, "mu": mu, "sigma": sigma, "rounds": rounds,
+        value = rating.rating if rating else INITIAL_RATING
+        return {"rating": value, "display_rating": familiar_rating(value), "mu": mu, "sigma": sigma, "rounds": rounds,
                 "provisional": rounds < PROVISIONAL_ROUNDS, "history": points[rules]}
 
     return {"player": _player(player.pk, player.name, player.is_bot),

@@ -86,6 +86,8 @@ class StandingLine(serializers.Serializer):
                                                   "none of their later rounds counts in it.")
     rating = serializers.FloatField(allow_null=True, help_text="The member's rating under the league's rules "
                                                              "(mu - 3 sigma); null before a rated round.")
+    display_rating = serializers.IntegerField(allow_null=True, help_text="round(1500 + 30 x rating): the familiar "
+                                                                         "scale; null before a rated round.")
     rating_provisional = serializers.BooleanField(help_text="The rating rests on fewer than 10 rated rounds.")
 
 
@@ -162,7 +164,9 @@ class HistoryOutput(serializers.Serializer):
 class LeaderboardLine(serializers.Serializer):
     position = serializers.IntegerField(help_text="1 = best, counted in this listing (people only or everyone).")
     player = PlayerRef()
-    rating = serializers.FloatField(help_text="The conservative value mu - 3 sigma: ranked and shown by it.")
+    rating = serializers.FloatField(help_text="mu - 3 sigma (OpenSkill's ordinal): ranked by it.")
+    display_rating = serializers.IntegerField(help_text="The rating on a familiar scale: round(1500 + 30 x rating), "
+                                                      "1500 for a new player.")
     mu = serializers.FloatField(help_text="Estimated skill (OpenSkill Plackett-Luce; starts at 25).")
     sigma = serializers.FloatField(help_text="Uncertainty of mu (starts at 25/3, falls with rated rounds).")
     rounds = serializers.IntegerField(help_text="Rated rounds under this rule set.")
@@ -181,12 +185,16 @@ class RatingPointOutput(serializers.Serializer):
     finished_at = serializers.DateTimeField()
     rank = serializers.IntegerField(help_text="The player's rank in that round (ties share one).")
     rating = serializers.FloatField(help_text="mu - 3 sigma after the round.")
+    display_rating = serializers.IntegerField(help_text="The rating on a familiar scale: round(1500 + 30 x rating), "
+                                                      "1500 for a new player.")
     mu = serializers.FloatField()
     sigma = serializers.FloatField()
 
 
 class RuleSetRating(serializers.Serializer):
     rating = serializers.FloatField(help_text="mu - 3 sigma (0 before any rated round).")
+    display_rating = serializers.IntegerField(help_text="The rating on a familiar scale: round(1500 + 30 x rating), "
+                                                      "1500 for a new player.")
     mu = serializers.FloatField()
     sigma = serializers.FloatField()
     rounds = serializers.IntegerField()

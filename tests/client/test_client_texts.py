@@ -12,7 +12,7 @@ CLIENT = Path(__file__).resolve().parents[2] / "client" / "static" / "client"
 def table(source: str, name: str) -> set[str]:
     body = re.search(rf"^const {name} = \{{\n(.*?)^\}};", source, re.MULTILINE | re.DOTALL)
     assert body, name
-    return set(re.findall(r'"([a-z_.A-Z]+)":', body.group(1)))
+    return set(re.findall(r'"([a-z_.A-Z0-9]+)":', body.group(1)))
 
 
 def test_the_three_languages_have_the_same_texts() -> None:

@@ -78,15 +78,21 @@ def sign_up_as_guest(page: Any, base: str, name: str) -> None:
     page.goto(base + "/")
     page.get_by_label("Your name").fill(name)
     page.get_by_role("button", name="Play as guest").click()
-    expect(page.locator("#create-table")).to_be_visible()
     expect(page.locator("#my-games li").first).to_be_visible()  # the lobby has loaded
     expect(page.locator("#quick-play")).to_be_visible()
+    quick(page)
+
+
+def quick(page: Any) -> None:
+    """Rows of the ledger shown without a pause (the pacing has a test of its own)."""
+    page.evaluate("localStorage.setItem('maumau.pace', '0')")
 
 
 def create_table(page: Any, rules: str, seats: int) -> int:
+    page.locator("#more summary").click()
     page.locator("#create-table select[name=rules]").select_option(rules)
     page.locator("#create-table input[name=max_players]").fill(str(seats))
-    page.locator("#create-table input[name=turn_seconds]").fill("0")
+    page.locator("#create-table select[name=turn_seconds]").select_option("0")
     page.locator("#create-table button").click()
     page.wait_for_url(re.compile(r"#/table/\d+$"))
     return int(page.url.rsplit("/", 1)[1])
@@ -102,6 +108,18 @@ def game_version(page: Any) -> int:
 
 def wait_for_version_past(page: Any, version: int) -> None:
     expect(page.locator("#game")).not_to_have_attribute("data-version", str(version))
+
+
+def choose_any(page: Any) -> None:
+    """Whatever chooser a card opened: a joker's rank, a wish, a seat to swap with, a line of a list."""
+    chooser = page.locator("dialog.chooser")
+    if page.locator(".seat.target").count():
+        page.locator(".seat.target button").first.click()
+    elif chooser.count() and chooser.is_visible():
+        for option in (".rank-button", ".suit-button", "button.primary"):
+            if chooser.locator(option).count():
+                chooser.locator(option).first.click()
+                break
 
 
 def test_a_guest_plays_a_whole_tavern_round_against_bots_to_its_end_and_is_on_the_leaderboard(
@@ -126,9 +144,7 @@ def test_a_guest_plays_a_whole_tavern_round_against_bots_to_its_end_and_is_on_th
         playable = page.locator(".hand-card.playable")
         if playable.count():
             playable.first.click()
-            chooser = page.locator("dialog.chooser")
-            if chooser.is_visible():
-                chooser.get_by_role("button", name="Play").first.click()
+            choose_any(page)
         elif page.locator("#pass").count():
             page.locator("#pass").click()
         else:
@@ -160,6 +176,8 @@ def test_two_browsers_play_a_house_round_with_a_wish_a_mau_call_and_a_forgotten_
     ada.goto(server + "/")
     ada.get_by_label("Dein Name").fill("Ada")
     ada.get_by_role("button", name="Als Gast spielen").click()
+    expect(ada.locator("#quick-play")).to_be_visible()
+    quick(ada)
     table = create_table(ada, "house", 2)
     bob.reload()
     bob.locator("#open-tables li", has_text=f"Table {table}").get_by_role("button", name="Join").click()
@@ -182,11 +200,11 @@ def test_two_browsers_play_a_house_round_with_a_wish_a_mau_call_and_a_forgotten_
             expect(page.locator(f".call[data-word='{word}']")).to_have_attribute("aria-pressed", "true")
         page.locator(f".hand-card[data-card='{card}']").click()
         if choice:
-            page.locator("dialog.chooser li", has_text=choice).get_by_role("button").click()
+            page.locator(f"dialog.chooser .suit-button[data-suit='{choice}']").click()
         wait_for_version_past(page, version)
 
     expect(bob.locator(".hand-card[data-card='6D']")).to_have_attribute("aria-disabled", "true")
-    play(ada, "JC", choice="Karo")
+    play(ada, "JC", choice="D")
     expect(bob.locator("#wish")).to_contain_text("diamonds")
     expect(bob.locator("#turn")).to_have_text("Your turn")
     expect(bob.locator(".hand-card[data-card='3C']")).to_have_attribute("aria-disabled", "true")
@@ -207,6 +225,8 @@ def test_two_browsers_play_a_house_round_with_a_wish_a_mau_call_and_a_forgotten_
     play(bob, "3C", words=("maumau",))
     for page in (ada, bob):
         expect(page.locator("#game")).to_have_attribute("data-status", "finished")
+    for page in (ada, bob):  # each saw the other's cards fly in
+        assert int(page.locator("#game").get_attribute("data-animations") or 0) > 0
     expect(bob.locator(".winner")).to_have_text("Bob wins")
     expect(ada.locator(".winner")).to_have_text("Bob gewinnt")
     screenshot(ada, "game-phone-finished")
@@ -234,6 +254,7 @@ def test_a_dropped_event_stream_resumes_without_losing_a_move(server: str, new_p
         page = new_page(PHONE)
         page.goto(base + "/")
         page.evaluate(f"localStorage.setItem('maumau.token', '{ada.token}')")
+        quick(page)
         page.goto(f"{base}/#/game/{game}")
         expect(page.locator("#stream-state")).to_have_attribute("data-state", "open")
         screenshot(page, "game-phone")
@@ -263,6 +284,7 @@ def test_a_failed_read_of_the_round_does_not_stop_later_reads(server: str, new_p
     page = new_page(PHONE)
     page.goto(server + "/")
     page.evaluate(f"localStorage.setItem('maumau.token', '{ada.token}')")
+    quick(page)
     page.goto(f"{server}/#/game/{game}")
     expect(page.locator("#stream-state")).to_have_attribute("data-state", "open")
     expect(page.locator(".hand-card[data-card='KH']")).to_have_count(1)
@@ -291,24 +313,27 @@ def test_the_lobby_fits_a_phone_screen(server: str, new_page: Any) -> None:
     page = new_page(PHONE)
     sign_up_as_guest(page, server, "Phil")
     screenshot(page, "lobby-phone")
+    height = page.evaluate("document.documentElement.scrollHeight")
+    assert height <= 2 * PHONE["height"], height
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= PHONE["width"], width
 
 
-def test_quick_play_and_a_challenge_take_a_browser_into_their_rounds(server: str, new_page: Any) -> None:
+def test_play_now_and_a_challenge_take_a_browser_into_their_rounds(server: str, new_page: Any) -> None:
     page = new_page(PHONE)
     sign_up_as_guest(page, server, "Quinn")
-    quick = page.locator("#quick-play")
-    quick.locator("select[name=rules]").select_option("classic")
-    quick.locator("input[name=players]").fill("2")
-    quick.get_by_role("button", name="Find a game").click()
+    quick_play = page.locator("#quick-play")
+    expect(quick_play.locator("#clock input:checked")).to_have_value("60")  # a person's default: never 5 s
+    quick_play.get_by_label("Bots fill empty seats after 20 s").set_checked(False)
+    quick_play.locator("button.play[data-rules='classic']").click()
     expect(page.locator("#seeks")).to_contain_text("Looking for players")
 
     rita = Api.guest(server, "Rita")
-    seek = rita.call("POST", "seeks", {"rules": "classic", "players": 2})
+    seek = rita.call("POST", "seeks", {"rules": "classic", "players": 2, "turn_seconds": 60})
     assert seek["status"] == "matched", seek
     page.wait_for_url(re.compile(rf"#/game/{seek['game']}$"))
     expect(page.locator("#seats")).to_contain_text("Rita")
+    expect(page.locator("#deadline")).to_contain_text(re.compile(r"\d+ s left|\d:\d\d min left"))
 
     me = int(page.evaluate("fetch('/api/v1/me', {headers: {Authorization: 'Token ' + localStorage.getItem("
                            "'maumau.token')}}).then(r => r.json()).then(b => b.id)"))
@@ -318,3 +343,228 @@ def test_quick_play_and_a_challenge_take_a_browser_into_their_rounds(server: str
     challenge.get_by_role("button", name="Accept").click()
     page.wait_for_url(re.compile(r"#/game/\d+$"))
     expect(page.locator("#game")).to_contain_text("Rita")
+
+    # A challenge by username.
+    answer = Api(server).call("POST", "accounts", {"username": "sam_the_dealer", "password": "a long pass phrase 1",
+                                                   "device": "test"})
+    assert answer["token"]
+    page.goto(f"{server}/#/lobby")
+    page.get_by_label("Username").fill("Sam_The_Dealer")
+    page.locator("#challenge").get_by_role("button", name="Challenge").click()
+    expect(page.locator("#challenges")).to_contain_text("sam_the_dealer", ignore_case=True)
+
+
+WIDE = {"width": 1366, "height": 900}
+CLASSIC_DECK = [rank + suit for suit in "CSHD" for rank in ["7", "8", "9", "10", "J", "Q", "K", "A"]]
+
+
+def open_as(page: Any, base: str, token: str, hash_: str, *, pace: str | None = "0") -> None:
+    page.goto(base + "/")
+    page.evaluate(f"localStorage.setItem('maumau.token', '{token}')")
+    if pace is not None:
+        page.evaluate(f"localStorage.setItem('maumau.pace', '{pace}')")
+    page.goto(f"{base}/{hash_}")
+
+
+def round_against_three_bots(server: str) -> tuple[Api, int]:
+    """Gina and three basic bots at a classic table without a clock; Gina opens with 10S on 9S."""
+    gina = Api.guest(server, "Gina")
+    table = gina.call("POST", "tables", {"rules": "classic", "max_players": 4, "options": {"turn_seconds": 0}})["id"]
+    for _ in range(3):
+        gina.call("POST", f"tables/{table}/bots", {"level": "basic"})
+    hands = [["10S", "KH", "QC", "8D", "AH"], ["7C", "9C", "10C", "KC", "AC"],
+             ["7D", "9D", "10D", "KD", "AD"], ["7H", "8H", "10H", "QH", "9H"]]
+    setup = setup_for(CLASSIC_DECK, hands, "9S", [])
+    setup["first"] = 0
+    return gina, gina.call("POST", f"tables/{table}/rounds", {"setup": setup})["id"]
+
+
+RECORD_STEPS = """() => {
+  window.steps = [];
+  const game = document.getElementById("game");
+  new MutationObserver(() => {
+    const top = document.getElementById("top-card");
+    window.steps.push({shown: Number(game.dataset.shown), settled: game.dataset.settled,
+                       top: top ? top.dataset.card : null});
+  }).observe(game, {attributes: true, attributeFilter: ["data-shown"]});
+}"""
+
+
+def test_bot_replies_are_shown_one_by_one_with_cards_flying(server: str, new_page: Any) -> None:
+    gina, game = round_against_three_bots(server)
+    page = new_page(WIDE)
+    open_as(page, server, gina.token, f"#/game/{game}", pace="150")
+    expect(page.locator("#turn")).to_have_text("Your turn")
+    expect(page.locator("#seats .seat")).to_have_count(4)
+    screenshot(page, "table-desktop")
+    page.evaluate(RECORD_STEPS)
+    page.locator(".hand-card[data-card='10S']").click()
+    # Gina's card and the three bots' answers: four rows, each shown on its own before the next.
+    expect(page.locator("#game")).to_have_attribute("data-version", "4", timeout=20_000)
+    expect(page.locator("#turn")).to_have_text("Your turn")
+    steps = page.evaluate("window.steps")
+    shown = [step["shown"] for step in steps if step["settled"] == "false"]
+    assert sorted(set(shown)) == [1, 2, 3, 4], steps
+    tops = [step["top"] for step in steps if step["settled"] == "false"]
+    assert tops[0] == "10S" and len(set(tops)) >= 2, steps  # the pile changed from one step to the next
+    assert int(page.locator("#game").get_attribute("data-animations") or 0) >= 4
+    expect(page.locator("#top-card")).to_have_class(re.compile(r"\blast\b"))
+
+
+def test_reduced_motion_shows_the_rows_without_any_animation(server: str, browser: Any) -> None:
+    gina, game = round_against_three_bots(server)
+    context = browser.new_context(viewport=PHONE, reduced_motion="reduce")
+    context.set_default_timeout(TIMEOUT_MS)
+    try:
+        page = context.new_page()
+        open_as(page, server, gina.token, f"#/game/{game}", pace=None)
+        expect(page.locator("#turn")).to_have_text("Your turn")
+        screenshot(page, "table-phone")
+        page.evaluate(RECORD_STEPS)
+        page.evaluate("window.animationsSeen = 0;"
+                      "document.addEventListener('animationstart', () => window.animationsSeen++);"
+                      "document.addEventListener('transitionstart', () => window.animationsSeen++)")
+        page.locator(".hand-card[data-card='10S']").click()
+        expect(page.locator("#game")).to_have_attribute("data-version", "4", timeout=20_000)
+        assert len({step["shown"] for step in page.evaluate("window.steps")}) >= 4  # still one row at a time
+        assert page.locator("#game").get_attribute("data-animations") == "0"
+        assert page.evaluate("document.getAnimations().length") == 0
+        assert page.evaluate("window.animationsSeen") == 0
+    finally:
+        context.close()
+
+
+def test_a_queen_of_hearts_swaps_hands_with_the_seat_tapped(server: str, new_page: Any) -> None:
+    ada, bob = Api.guest(server, "Ada"), Api.guest(server, "Bob")
+    table = ada.call("POST", "tables", {"rules": "house", "max_players": 2, "options": {"turn_seconds": 0}})["id"]
+    bob.call("POST", f"tables/{table}/join", {})
+    setup = setup_for(deck_of_house(), [["QH", "7C"], ["5H", "8D", "9D"]], "3H", [])
+    setup["first"] = 0
+    game = ada.call("POST", f"tables/{table}/rounds", {"setup": setup})["id"]
+    ada_page, bob_page = new_page(PHONE), new_page(WIDE)
+    open_as(ada_page, server, ada.token, f"#/game/{game}")
+    open_as(bob_page, server, bob.token, f"#/game/{game}")
+    expect(ada_page.locator("#turn")).to_have_text("Your turn")
+    ada_page.locator(".hand-card[data-card='QH']").click()
+    expect(ada_page.locator(".seat.target")).to_have_count(1)
+    screenshot(ada_page, "chooser-target-phone")
+    ada_page.get_by_role("button", name="Swap hands with Bob").click()
+    expect(bob_page.locator("#top-card")).to_have_attribute("data-card", "QH")
+    expect(bob_page.locator("#hand .hand-card")).to_have_count(1)
+    expect(bob_page.locator(".hand-card[data-card='7C']")).to_have_count(1)
+    expect(ada_page.locator("#hand .hand-card")).to_have_count(3)
+    expect(bob_page.locator("#moves")).to_contain_text("Ada and Bob swap hands")
+    assert int(bob_page.locator("#game").get_attribute("data-animations") or 0) > 0
+
+
+def test_the_wish_is_four_suit_buttons(server: str, new_page: Any) -> None:
+    ada, bob = Api.guest(server, "Ada"), Api.guest(server, "Bob")
+    table = ada.call("POST", "tables", {"rules": "classic", "max_players": 2, "options": {"turn_seconds": 0}})["id"]
+    bob.call("POST", f"tables/{table}/join", {})
+    setup = setup_for(CLASSIC_DECK, [["JC", "7C", "8C"], ["KS", "QS", "QH"]], "9C", [])
+    setup["first"] = 0
+    game = ada.call("POST", f"tables/{table}/rounds", {"setup": setup})["id"]
+    for viewport, name in ((PHONE, "phone"), (WIDE, "desktop")):
+        page = new_page(viewport)
+        open_as(page, server, ada.token, f"#/game/{game}")
+        expect(page.locator("#turn")).to_have_text("Your turn")
+        page.locator(".hand-card[data-card='JC']").click()
+        expect(page.locator("dialog.chooser .suit-button")).to_have_count(4)
+        screenshot(page, f"chooser-wish-{name}")
+        if name == "desktop":
+            page.locator("dialog.chooser .suit-button[data-suit='H']").click()
+            expect(page.locator("#wish")).to_contain_text("hearts")
+        else:
+            page.get_by_role("button", name="Cancel").click()
+
+
+def finished_classic_round(server: str) -> tuple[Api, int]:
+    """Bob opens with KS on 9S, Ada answers KH, Bob QH, Ada goes out with 9H (each call said as it falls due)."""
+    ada, bob = Api.guest(server, "Ada"), Api.guest(server, "Bob")
+    table = ada.call("POST", "tables", {"rules": "classic", "options": {"turn_seconds": 0}})["id"]
+    bob.call("POST", f"tables/{table}/join", {})
+    setup = setup_for(CLASSIC_DECK, [["KH", "9H"], ["KS", "QH", "7C"]], "9S", [])
+    setup["first"] = 1
+    game = ada.call("POST", f"tables/{table}/rounds", {"setup": setup})["id"]
+    for player, card in ((bob, "KS"), (ada, "KH"), (bob, "QH"), (ada, "9H")):
+        view = player.call("GET", f"games/{game}")
+        action = next(a for a in view["legal_actions"] if a["type"] == "play" and a["cards"] == [card])
+        body = {key: value for key, value in action.items() if key != "as_choices"}
+        player.call("POST", f"games/{game}/actions", body)
+    assert ada.call("GET", f"games/{game}")["status"] == "finished"
+    return ada, game
+
+
+def test_a_replay_steps_through_a_finished_round_with_every_hand_shown(server: str, new_page: Any) -> None:
+    ada, game = finished_classic_round(server)
+    page = new_page(PHONE)
+    open_as(page, server, ada.token, "#/history")
+    page.locator(f"a[href='#/replay/{game}']").first.click()
+    expect(page.locator("#replay-step")).to_have_text(re.compile(r"^Move 0 of \d+$"))
+    expect(page.locator("#replay")).to_have_attribute("data-revealed", "true")
+    expect(page.locator(".replay-seat[data-seat='1'] .card[data-card='7C']")).to_have_count(1)  # Bob's hand, shown
+    expect(page.locator("#replay-top")).to_have_attribute("data-card", "9S")
+    page.locator("#replay-next").click()
+    expect(page.locator("#replay-step")).to_have_text(re.compile(r"^Move 1 of"))
+    expect(page.locator("#replay-top")).to_have_attribute("data-card", "KS")
+    expect(page.locator("#replay-text")).to_contain_text("Bob plays King of spades")
+    page.locator("#replay-next").click()
+    expect(page.locator("#replay-top")).to_have_attribute("data-card", "KH")
+    page.locator("#replay-last").click()
+    expect(page.locator("#replay-top")).to_have_attribute("data-card", "9H")
+    expect(page.locator(".replay-seat[data-seat='0'] .card")).to_have_count(0)  # Ada went out
+    screenshot(page, "replay-phone")
+    page.set_viewport_size(WIDE)
+    page.locator("#replay-prev").click()
+    expect(page.locator("#replay-top")).to_have_attribute("data-card", "QH")
+    screenshot(page, "replay-desktop")
+    page.set_viewport_size(PHONE)
+    page.goto(f"{server}/#/game/{game}")
+    expect(page.locator("#place")).to_have_text("You placed 1st of 2")
+    expect(page.locator("#replay-link")).to_be_visible()
+    screenshot(page, "result-phone")
+    page.set_viewport_size(WIDE)
+    screenshot(page, "result-desktop")
+
+
+def test_a_league_created_in_the_client_shows_its_standings_and_race(server: str, new_page: Any) -> None:
+    page = new_page(WIDE)
+    sign_up_as_guest(page, server, "Lena")
+    page.goto(f"{server}/#/leagues")
+    page.get_by_label("Name").fill("Friday night")
+    page.get_by_role("button", name="Create league").click()
+    page.wait_for_url(re.compile(r"#/league/\d+$"))
+    league = int(page.url.rsplit("/", 1)[1])
+    expect(page.locator("#league-invite")).to_have_value(re.compile(rf"#/league/{league}"))
+    # Two rounds at a league table against a bot, played over the API; the page draws the race.
+    lena = Api(server, token_of(page))
+    table = lena.call("POST", "tables", {"rules": "house", "league": league, "max_players": 2,
+                                         "options": {"turn_seconds": 0}})["id"]
+    lena.call("POST", f"tables/{table}/bots", {"level": "basic"})
+    for _ in range(2):
+        game = lena.call("POST", f"tables/{table}/rounds", {})["id"]
+        for _turn in range(400):
+            view = lena.call("GET", f"games/{game}")
+            if view["status"] == "finished":
+                break
+            if view["turn"] != view["seat"]:
+                continue
+            action = next((a for a in view["legal_actions"] if a["type"] == "play"), None) or next(
+                a for a in view["legal_actions"] if a["type"] in ("draw", "pass"))
+            body = {key: value for key, value in action.items() if key != "as_choices"}
+            if isinstance(body.get("as"), dict):
+                body["as"] = {k: v[0] if isinstance(v, list) else v for k, v in body["as"].items()}
+            body["say"] = action.get("say", [])
+            if not body["say"]:
+                body.pop("say")
+            lena.http.post(f"games/{game}/actions", json=body)
+        assert lena.call("GET", f"games/{game}")["status"] == "finished"
+    page.reload()
+    expect(page.locator("#race polyline.runner")).to_have_count(2)
+    expect(page.locator("#race-limit")).to_have_count(1)
+    expect(page.locator(".scores tbody tr")).to_have_count(2)
+    screenshot(page, "league-desktop")
+    page.set_viewport_size(PHONE)
+    page.reload()  # the chart is drawn at the width it is shown
+    expect(page.locator("#race polyline.runner")).to_have_count(2)
+    screenshot(page, "league-phone")

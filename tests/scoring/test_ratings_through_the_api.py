@@ -110,3 +110,20 @@ def test_the_leaderboard_and_a_players_ratings_cost_fixed_queries(make_player, m
     with django_assert_num_queries(PLAYER_RATINGS_QUERIES):
         body = host.get(f"/api/v1/players/{guest.player_id}/ratings").json()
     assert len(body["ratings"]["house"]["history"]) == 3
+
+
+def test_every_rating_reads_on_the_familiar_scale_beside_mu_and_sigma(make_player, monkeypatch, settings):
+    settings.MAUMAU_LEADERBOARD_MIN_ROUNDS = 0
+    table, host, guest = rigged_house_table(make_player, monkeypatch)
+    fresh = host.get(f"/api/v1/players/{guest.player_id}/ratings").json()["ratings"]["house"]
+    assert fresh["display_rating"] == 1500  # a new player: ordinal 0
+    game = host.post(f"/api/v1/tables/{table['id']}/rounds", {}, format="json").json()
+    assert act(host, game["id"], going_out(game)).status_code == 200
+    board = host.get("/api/v1/ratings/house").json()["results"]
+    for line in board:
+        assert line["display_rating"] == round(1500 + 30 * line["rating"])
+        assert line["rating"] == pytest.approx(line["mu"] - 3 * line["sigma"])
+    winner, loser = board
+    assert winner["display_rating"] > loser["display_rating"]
+    point = host.get(f"/api/v1/players/{host.player_id}/ratings").json()["ratings"]["house"]["history"][-1]
+    assert point["display_rating"] == round(1500 + 30 * point["rating"])

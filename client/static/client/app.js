@@ -5,8 +5,12 @@ import { ApiError, del, get, openStream, post, setLanguage, setToken, token } fr
 import { lang, setLang, t } from "./i18n.js";
 import { attempt, field, fill, h, section, toast } from "./ui.js";
 import { gameScreen } from "./game.js";
+import { leagueScreen, leaguesScreen } from "./league.js";
+import { replayScreen } from "./replay.js";
 
 const main = document.getElementById("main");
+// The links in the bar, in order (a screen added elsewhere adds its link here and its route to ROUTES).
+export const NAV = [["#/lobby", "nav.lobby"], ["#/leagues", "nav.leagues"], ["#/history", "nav.history"], ["#/ratings", "nav.ratings"]];
 let cleanup = () => {};
 let me = null;
 let notices = null;
@@ -52,8 +56,7 @@ function renderNav() {
   fill(nav);
   if (!me) return;
   nav.append(
-    h("a", { href: "#/lobby" }, t("nav.lobby")),
-    h("a", { href: "#/ratings" }, t("nav.ratings")),
+    ...NAV.map(([hash, key]) => h("a", { href: hash }, t(key))),
     h("span", { class: "who" }, me.name),
     h("button", { class: "link", type: "button", onclick: logout }, t("nav.logout")),
   );
@@ -71,7 +74,7 @@ async function signedIn(newToken) {
   setToken(newToken);
   await whoAmI();
   listen();
-  go("#/lobby");
+  go(/^#\/(join\/|league\/\d+\/join\/)/.test(location.hash) ? location.hash : "#/lobby");  // an invitation is kept
 }
 
 // --- sign up / log in --------------------------------------------------------------------------
@@ -139,46 +142,74 @@ async function optional(path) {
 }
 
 function rulesSelect(name = "rules") {
-  return h("select", { name }, RULES.map((rules) => h("option", { value: rules }, t(`rules.${rules}`))));
+  return h("select", { name, "aria-label": t("lobby.rules") }, RULES.map((rules) => h("option", { value: rules }, t(`rules.${rules}`))));
 }
 
-function quickPlay(seeks, refresh) {
+// A person's time controls (the 5 s house default is for bots and tests) and the bots that fill
+// the seats nobody took after BOTS_AFTER seconds; both remembered.
+const CLOCKS = [[20, "clock.20s"], [60, "clock.1m"], [86400, "clock.1d"]];
+const BOTS_AFTER = 20;
+const CLOCK_KEY = "maumau.clock";
+const BOTS_KEY = "maumau.bots";
+
+function chosenClock() {
+  const stored = Number(localStorage.getItem(CLOCK_KEY));
+  return CLOCKS.some(([seconds]) => seconds === stored) ? stored : 60;
+}
+
+function clockPicker() {
+  const group = h("div", { class: "segmented", role: "radiogroup", "aria-label": t("lobby.clock"), id: "clock" },
+    CLOCKS.map(([seconds, key]) => h("label", {},
+      h("input", { type: "radio", name: "clock", value: seconds, checked: seconds === chosenClock(),
+        onchange: () => localStorage.setItem(CLOCK_KEY, String(seconds)) }), h("span", {}, t(key)))));
+  return group;
+}
+
+function playNow(seeks, refresh) {
   const mine = seeks.filter((seek) => me && seek.player.id === me.id && seek.status === "open");
-  const rules = rulesSelect();
-  const players = h("input", { name: "players", type: "number", min: 2, max: 8, value: 2, required: true });
-  const bots = h("input", { name: "fill_with_bots_after", type: "number", min: 0, max: 3600, placeholder: "—" });
-  const form = h("form", { class: "stack", id: "quick-play", onsubmit: (event) => {
-    event.preventDefault();
-    attempt(async () => {
-      const body = { rules: rules.value, players: Number(players.value) };
-      if (bots.value !== "") body.fill_with_bots_after = Number(bots.value);
-      const seek = await post("seeks", body);
-      if (seek.game) go(`#/game/${seek.game}`); else await refresh();
-    });
-  } }, field(t("lobby.rules"), rules), field(t("lobby.players"), players), field(t("lobby.quick.bots"), bots),
-  h("button", { class: "primary" }, t("lobby.quick.go")));
+  const players = h("select", { name: "players", "aria-label": t("lobby.players") },
+    [2, 3, 4].map((n) => h("option", { value: n }, t("lobby.players.n", { n }))));
+  const bots = h("input", { type: "checkbox", name: "bots", checked: localStorage.getItem(BOTS_KEY) !== "off",
+    onchange: () => localStorage.setItem(BOTS_KEY, bots.checked ? "on" : "off") });
+  const start = (rules) => attempt(async () => {
+    const body = { rules, players: Number(players.value), turn_seconds: chosenClock() };
+    if (bots.checked) body.fill_with_bots_after = BOTS_AFTER;
+    const seek = await post("seeks", body);
+    if (seek.game) go(`#/game/${seek.game}`); else await refresh();
+  });
   const waiting = mine.map((seek) => h("li", { class: "row" },
-    h("span", { class: "grow" }, `${t(`rules.${seek.rules}`)} · ${seek.players} · ${t("lobby.seeking")}`),
+    h("span", { class: "grow" }, `${t(`rules.${seek.rules}`)} · ${seek.players} · ${t("lobby.seeking")}`,
+      seek.fill_with_bots_after !== null ? h("span", { class: "muted" }, ` · ${t("lobby.bots.soon", { s: seek.fill_with_bots_after })}`) : null),
     h("button", { type: "button", onclick: () => attempt(async () => { await del(`seeks/${seek.id}`); await refresh(); }) },
       t("lobby.cancel"))));
   const others = seeks.filter((seek) => !(me && seek.player.id === me.id) && seek.status === "open");
-  return section(t("lobby.quick"), h("ul", { class: "list", id: "seeks" }, waiting,
-    others.map((seek) => h("li", { class: "row" },
-      h("span", { class: "grow" }, `${seek.player.name} · ${t(`rules.${seek.rules}`)} · ${seek.players}`)))), form);
+  return h("section", { class: "panel play-now", id: "quick-play" }, h("h2", {}, t("lobby.quick")),
+    h("div", { class: "choices" }, clockPicker(), players,
+      h("label", { class: "check" }, bots, ` ${t("lobby.quick.bots", { s: BOTS_AFTER })}`)),
+    h("div", { class: "play-buttons" }, RULES.map((rules) => h("button", { type: "button", class: "primary play", "data-rules": rules,
+      onclick: () => start(rules) }, h("span", {}, t("lobby.quick.go")), h("strong", {}, t(`rules.${rules}`))))),
+    h("ul", { class: "list", id: "seeks" }, waiting,
+      others.map((seek) => h("li", { class: "row" },
+        h("span", { class: "grow" }, `${seek.player.name} · ${t(`rules.${seek.rules}`)} · ${seek.players}`)))));
 }
 
 function challenges(list, refresh) {
-  const to = h("input", { name: "to", required: true, inputmode: "numeric", pattern: "[0-9, ]+" });
+  const to = h("input", { name: "to", required: true, autocomplete: "off", maxlength: 30, "aria-label": t("lobby.challenge.to"),
+    placeholder: t("lobby.challenge.to") });
   const rules = rulesSelect();
-  const form = h("form", { class: "stack", id: "challenge", onsubmit: (event) => {
+  const form = h("form", { class: "inline", id: "challenge", onsubmit: (event) => {
     event.preventDefault();
     attempt(async () => {
-      const ids = to.value.split(/[ ,]+/).filter(Boolean).map(Number);
-      await post("challenges", { to: ids, rules: rules.value });
+      const names = to.value.split(/[ ,]+/).filter(Boolean);
+      await post("challenges", { to_usernames: names, rules: rules.value, options: { turn_seconds: chosenClock() } });
       to.value = "";
       await refresh();
     });
-  } }, field(t("lobby.challenge.to"), to), field(t("lobby.rules"), rules), h("button", {}, t("lobby.challenge.go")));
+  } }, to, rules, h("button", {}, t("lobby.challenge.go")));
+  const link = h("button", { type: "button", id: "invite-link", onclick: () => attempt(async () => {
+    const table = await post("tables", { rules: rules.value, max_players: 2, visibility: "private", options: { turn_seconds: chosenClock() } });
+    go(`#/table/${table.id}`);
+  }) }, t("lobby.challenge.link"));
   const rows = list.filter((c) => c.status === "open" || c.game).map((c) => {
     const received = me && c.from.id !== me.id;
     const mineAnswer = received && (c.to.find((invitee) => invitee.player.id === me.id) || {}).answer;
@@ -196,8 +227,8 @@ function challenges(list, refresh) {
         await del(`challenges/${c.id}`); await refresh();
       }) }, t("lobby.cancel")) : null);
   });
-  return section(t("lobby.challenges"), h("p", { class: "muted" }, `${me.name}: #${me.id}`),
-    h("ul", { class: "list", id: "challenges" }, rows), form);
+  return section(t("lobby.challenges"), h("ul", { class: "list", id: "challenges" }, rows), form,
+    h("p", { class: "actions" }, link, h("span", { class: "muted" }, t("lobby.challenge.linkhelp"))));
 }
 
 function lobbyScreen() {
@@ -229,7 +260,9 @@ function lobbyScreen() {
     );
     if (!mineList.children.length) mineList.append(h("li", { class: "muted" }, t("lobby.none")));
     const seated = new Set(((me && me.tables) || []).map((table) => table.id));
-    fill(openList, ...open.filter((table) => !seated.has(table.id)).map((table) => tableLine(table,
+    // A full table is not offered: its Join would only answer that it is full.
+    fill(openList, ...open.filter((table) => !seated.has(table.id) && table.free_seats > 0).map((table) => tableLine(table,
+      h("span", { class: "muted" }, t("table.free.n", { n: table.free_seats })),
       h("button", { type: "button", onclick: () => attempt(async () => {
         await post(`tables/${table.id}/join`, {});
         go(`#/table/${table.id}`);
@@ -240,27 +273,27 @@ function lobbyScreen() {
     watchSection.hidden = !watchable.length;
     fill(watchList, watchable.slice(0, 20).map((table) => tableLine(table,
       h("a", { class: "button", href: `#/game/${table.current_game}` }, t("lobby.spectate")))));
-    fill(quickSlot, seeks ? quickPlay(seeks, refresh) : null);
+    fill(quickSlot, seeks ? playNow(seeks, refresh) : null);
     fill(challengeSlot, received ? challenges(received, refresh) : null);
   }
 
   const rules = rulesSelect();
   const seats = h("input", { name: "max_players", type: "number", min: 2, max: 8, value: 4, required: true });
-  const turn = h("input", { name: "turn_seconds", type: "number", min: 0, max: 2592000, placeholder: "—" });
+  const turn = h("select", { name: "turn_seconds" }, [...CLOCKS, [0, "clock.none"]].map(([seconds, key]) =>
+    h("option", { value: seconds, selected: seconds === chosenClock() }, t(key))));
   const create = h("form", { class: "stack", id: "create-table", onsubmit: (event) => {
     event.preventDefault();
     attempt(async () => {
-      const body = { rules: rules.value, max_players: Number(seats.value) };
-      if (turn.value !== "") body.options = { turn_seconds: Number(turn.value) };
+      const body = { rules: rules.value, max_players: Number(seats.value), options: { turn_seconds: Number(turn.value) } };
       const table = await post("tables", body);
       go(`#/table/${table.id}`);
     });
   } }, field(t("lobby.rules"), rules), field(t("lobby.players"), seats), field(t("lobby.turn"), turn),
   h("button", { class: "primary" }, t("lobby.create.go")));
 
-  fill(main, h("h1", { class: "sr-only" }, t("nav.lobby")), h("div", { class: "columns" },
-    section(t("lobby.mine"), mineList), quickSlot, section(t("lobby.open"), openList),
-    section(t("lobby.create"), create), challengeSlot, watchSection));
+  fill(main, h("h1", { class: "sr-only" }, t("nav.lobby")), h("div", { class: "lobby" },
+    section(t("lobby.mine"), mineList), quickSlot, challengeSlot, section(t("lobby.open"), openList),
+    h("details", { class: "panel", id: "more" }, h("summary", {}, t("lobby.create")), create), watchSection));
   attempt(refresh);
   const stop = onNotice((kind, data) => {
     if (kind === "game_started" && data.game) { go(`#/game/${data.game}`); return; }
@@ -273,26 +306,55 @@ function lobbyScreen() {
 
 // --- a table: seats, bots, rounds, scoreboard ---------------------------------------------------
 
-function scoreTable(board) {
-  const rows = board.players.map((row) => h("tr", {},
-    h("td", {}, row.position), h("td", {}, row.player.name, row.player.bot ? h("span", { class: "badge" }, t("game.bot")) : null),
-    h("td", {}, row.rounds), h("td", {}, row.wins), h("td", {}, row.points),
-    "lost" in row ? h("td", {}, row.lost ? t("league.lost") : "") : null));
+// A scoreboard (a table's or a league's standings); `points: false` for a rule set that scores only wins.
+export function scoreTable(board, { points = true } = {}) {
+  const rated = board.players.some((row) => row.display_rating !== undefined);
+  const rows = board.players.map((row) => h("tr", { class: me && row.player.id === me.id ? "yours" : null },
+    h("td", {}, row.position), h("td", {}, row.player.name, row.player.bot ? h("span", { class: "badge" }, t("game.bot")) : null,
+      row.lost ? h("span", { class: "badge warn" }, t("league.lost")) : null),
+    h("td", {}, row.rounds), h("td", {}, row.wins), points ? h("td", {}, row.points) : null,
+    rated ? h("td", {}, row.display_rating ?? "—",
+      row.display_rating !== null && row.rating_provisional ? h("span", { class: "badge" }, t("ratings.provisional")) : null) : null));
   return h("div", { class: "scroll" }, h("table", { class: "scores" },
     h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("score.position")), h("th", { scope: "col" }, t("score.player")),
       h("th", { scope: "col" }, t("score.rounds")), h("th", { scope: "col" }, t("score.wins")),
-      h("th", { scope: "col" }, t("score.points")))),
+      points ? h("th", { scope: "col" }, t("score.points")) : null, rated ? h("th", { scope: "col" }, t("ratings.rating")) : null)),
     h("tbody", {}, rows)),
   board.practice_rounds ? h("p", { class: "muted" }, t("score.practice", { n: board.practice_rounds })) : null);
 }
 
-function tableScreen(id) {
+// The caller's finished rounds (newest first), each linked to its replay.
+async function finishedRounds(filter = () => true, limit = 100) {
+  const page = await get(`me/history?limit=${limit}`).catch(() => ({ results: [] }));
+  return (page.results || []).filter(filter);
+}
+
+export function roundLinks(lines) {
+  return h("ul", { class: "list rounds" }, lines.map((line) => h("li", { class: "row" },
+    h("span", { class: "grow" }, `${t(`rules.${line.rules}`)} · ${t("table.title", { id: line.table })} · ${t("history.round", { n: line.round })}`,
+      h("span", { class: "muted" }, ` · ${t("history.rank", { n: line.rank })}`)),
+    h("a", { class: "button", href: `#/replay/${line.game}` }, t("replay.open")))));
+}
+
+function historyScreen() {
+  const box = h("div", {}, h("p", { class: "muted" }, "…"));
+  fill(main, h("h1", {}, t("nav.history")), box);
+  attempt(async () => {
+    const lines = await finishedRounds();
+    fill(box, lines.length ? roundLinks(lines) : h("p", { class: "muted" }, t("history.none")));
+  });
+  return () => {};
+}
+
+function tableScreen(id, code = null) {
   let alive = true;
   const box = h("div", { class: "columns" });
   fill(main, h("h1", {}, t("table.title", { id })), box);
+  const query = code ? `?invite_code=${encodeURIComponent(code)}` : "";
 
   async function refresh() {
-    const [table, board] = await Promise.all([get(`tables/${id}`), get(`tables/${id}/scoreboard`).catch(() => null)]);
+    const [table, board, rounds] = await Promise.all([get(`tables/${id}${query}`), get(`tables/${id}/scoreboard`).catch(() => null),
+      finishedRounds((line) => line.table === Number(id), 50)]);
     if (!alive) return;
     const host = me && table.host.id === me.id;
     const seated = me && table.seats.some((seat) => seat.player.id === me.id && !seat.left);
@@ -322,8 +384,8 @@ function tableScreen(id) {
       actions.append(h("p", { class: "muted" }, t("table.waiting")));
     }
     if (!seated && table.status === "open" && table.free_seats > 0) {
-      actions.append(h("button", { type: "button", onclick: () => attempt(async () => {
-        await post(`tables/${id}/join`, {});
+      actions.append(h("button", { type: "button", class: "primary", onclick: () => attempt(async () => {
+        await post(`tables/${id}/join`, code ? { invite_code: code } : {});
         await refresh();
       }) }, t("table.join")));
     }
@@ -333,9 +395,20 @@ function tableScreen(id) {
         go("#/lobby");
       }) }, t("table.leave")));
     }
+    const link = table.invite_code && table.free_seats > 0
+      ? `${location.origin}${location.pathname}#/join/${id}/${table.invite_code}` : null;
+    const clock = table.options && table.options.turn_seconds;
     fill(box,
-      section(`${t(`rules.${table.rules}`)} · ${t("table.seats")}`, seats, actions),
-      board ? section(t("table.scoreboard"), scoreTable(board)) : null,
+      section(`${t(`rules.${table.rules}`)} · ${t("table.seats")}`,
+        clock ? h("p", { class: "muted" }, t("table.clock", { s: clock >= 86400 ? t("clock.1d") : clock >= 60 ? `${Math.round(clock / 60)} min` : `${clock} s` })) : null,
+        seats, actions),
+      link ? section(t("table.invite"), h("p", { class: "muted" }, t("table.invite.help")),
+        h("div", { class: "inline" }, h("input", { readonly: true, value: link, id: "invite", "aria-label": t("table.invite") }),
+          h("button", { type: "button", onclick: () => attempt(async () => {
+            await navigator.clipboard.writeText(link); toast(t("table.copied"));
+          }) }, t("table.copy")))) : null,
+      board ? section(t("table.scoreboard"), scoreTable(board, { points: table.options.scoring !== "wins" })) : null,
+      rounds.length ? section(t("table.rounds"), roundLinks(rounds)) : null,
       table.league ? h("p", {}, h("a", { href: `#/league/${table.league}` }, t("lobby.leagues"))) : null,
     );
   }
@@ -353,18 +426,6 @@ function tableScreen(id) {
 }
 
 // --- league standings and ratings ---------------------------------------------------------------
-
-function leagueScreen(id) {
-  const box = h("div", {});
-  fill(main, box);
-  attempt(async () => {
-    const [league, standings] = await Promise.all([get(`leagues/${id}`), get(`leagues/${id}/standings`)]);
-    const rows = (standings.players || standings.standings || []).map((row) => ({ ...row, lost: !!row.lost }));
-    fill(box, h("h1", {}, t("league.title", { name: league.name })),
-      section(t("league.standings"), scoreTable({ players: rows, practice_rounds: 0 })));
-  });
-  return () => {};
-}
 
 function ratingsScreen(rules = "classic") {
   let alive = true;
@@ -390,7 +451,8 @@ function ratingsScreen(rules = "classic") {
     const start = body.children.length;
     body.append(...rows.map((row, index) => h("tr", { class: me && row.player.id === me.id ? "yours" : null },
       h("td", {}, row.position || start + index + 1), h("td", {}, row.player.name),
-      h("td", {}, row.rating.toFixed(1), row.provisional ? h("span", { class: "badge" }, t("ratings.provisional")) : null),
+      h("td", { title: `μ ${row.mu.toFixed(1)} · σ ${row.sigma.toFixed(1)}` }, row.display_rating ?? Math.round(1500 + 30 * row.rating),
+        row.provisional ? h("span", { class: "badge" }, t("ratings.provisional")) : null),
       h("td", {}, row.rounds))));
     more.hidden = !answer.next;
     more.onclick = () => attempt(() => page(answer.next));
@@ -408,10 +470,24 @@ function ratingsScreen(rules = "classic") {
 
 // --- router ------------------------------------------------------------------------------------
 
+// Every screen by the hash's first part: (id, rest of the path) -> a cleanup function. A screen
+// added in its own module adds itself here (and its link to NAV).
+export const ROUTES = {
+  lobby: () => lobbyScreen(),
+  table: (id) => id && tableScreen(id),
+  join: (id, [code]) => id && tableScreen(id, code || null),
+  game: (id) => id && gameScreen(id, { go, onNotice, currentPlayer, scoreTable }),
+  replay: (id) => id && replayScreen(id),
+  leagues: () => leaguesScreen(),
+  league: (id, rest) => id && leagueScreen(id, rest, { go, scoreTable, roundLinks, finishedRounds: (f) => finishedRounds(f) }),
+  history: () => historyScreen(),
+  ratings: (id, rest, name) => ratingsScreen(RULES.includes(name) ? name : "classic"),
+};
+
 async function route() {
   cleanup();
   cleanup = () => {};
-  const [screen, id] = location.hash.replace(/^#\/?/, "").split("/");
+  const [screen, id, ...rest] = location.hash.replace(/^#\/?/, "").split("/");
   const number = /^\d{1,18}$/.test(id || "") ? id : null;
   if (!me && token()) {
     const asking = attempt(whoAmI);
@@ -425,11 +501,8 @@ async function route() {
     return;
   }
   listen();
-  if (screen === "table" && number) cleanup = tableScreen(number);
-  else if (screen === "game" && number) cleanup = gameScreen(number, { go, onNotice, currentPlayer, scoreTable });
-  else if (screen === "league" && number) cleanup = leagueScreen(number);
-  else if (screen === "ratings") cleanup = ratingsScreen(RULES.includes(id) ? id : "classic");
-  else cleanup = lobbyScreen();
+  const open = ROUTES[screen];
+  cleanup = (open && open(number, rest, id)) || lobbyScreen();
   main.focus({ preventScroll: true });
 }
 

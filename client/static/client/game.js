@@ -1,36 +1,82 @@
-// The game screen: the caller's view of one round, kept current by the round's event stream.
+// The game screen: a card table. Seats sit around a felt (the caller at the bottom), the stock and
+// the discard pile in the middle, the caller's hand fanned below.
 //
-// Only the view's legal_actions can be chosen: a card is playable when some play action leads
-// with it; a lead with several ways (a jack's wish, the queen of hearts' target, a joker's name,
-// an ace with its cover) asks which. Calls (Mau, Mau-Mau, Pik, Hermann) are buttons: one the
-// rules already owe is said at once (a `say` action), else it is armed and rides on the next play.
-// Each ledger row from the stream is added to the list of moves and the view is read again;
-// a dropped stream resumes after the last row it delivered (Last-Event-ID).
+// The round's view (GET games/{id}) is the truth; the ledger rows from the event stream are the
+// story of how it got there. Rows are played out one at a time (a card flies from a hand to the
+// pile, drawn cards fly to a hand, a skip or a reversal shows on the seat) on a `scene` derived
+// from the last settled view; once the queue is empty and the scene has caught up with the newest
+// view, the view is drawn with its legal actions. Only legal_actions can be chosen: a card is
+// playable when some play action leads with it; a lead with several ways asks which (a jack's wish
+// as four suit buttons, the queen of hearts' target by tapping a seat, a joker's name from a
+// picker, anything else from a list). Calls are buttons that light up when due.
 
 import { get, openStream, post } from "./api.js";
-import { cardName, suitName, suitSign, t } from "./i18n.js";
-import { attempt, cardFace, cardsText, fill, h, section, toast } from "./ui.js";
+import { cardName, cardParts, rankShort, suitName, suitSign, t } from "./i18n.js";
+import { attempt, cardBack, cardFace, cardsText, fill, h, section, toast } from "./ui.js";
+import { cue, motionOff, pace, soundControl } from "./motion.js";
 
 const WORDS = ["mau", "maumau", "pik", "hermann"];
 const LOG_LENGTH = 12;
+const SUITS = ["C", "S", "H", "D"];
+const FAN_MAX = 12;  // card backs drawn on a seat; the count says the rest
+
+// One event in words (the move log, the replay).
+export function eventText(event, nameOf) {
+  switch (event.type) {
+    case "dealt": return t("ev.dealt", { card: cardName(event.starter) });
+    case "played": return t("ev.played", { name: nameOf(event.seat), cards: cardsText(event.cards, event.as) });
+    case "drew": {
+      const text = event.cards && event.cards.length
+        ? t("ev.drew.cards", { name: nameOf(event.seat), cards: cardsText(event.cards) })
+        : t(event.count === 1 ? "ev.drew.one" : "ev.drew", { name: nameOf(event.seat), n: event.count });
+      return event.reason ? `${text} (${t(`reason.${event.reason}`)})` : text;
+    }
+    case "passed": return t("ev.passed", { name: nameOf(event.seat) });
+    case "said": return t("ev.said", { name: nameOf(event.seat), word: t(`word.${event.word}`) });
+    case "mau": return t("ev.mau", { name: nameOf(event.seat) });
+    case "penalty_grew": return t("ev.penalty_grew", { name: nameOf(event.seat), n: event.pending_draw });
+    case "wish": return t("ev.wish", { name: nameOf(event.seat), suit: `${suitSign(event.suit)} ${suitName(event.suit)}` });
+    case "hands_swapped": return t("ev.hands_swapped", { a: nameOf(event.seats[0]), b: nameOf(event.seats[1]) });
+    case "hermann_started": return t("ev.hermann_started");
+    case "hermann_closed": return t("ev.hermann_closed");
+    case "direction": return t("ev.direction");
+    case "skipped": return t("ev.skipped", { name: nameOf(event.seat) });
+    case "reshuffled": return t("ev.reshuffled");
+    case "timeout": return t("ev.timeout", { name: nameOf(event.seat) });
+    case "round_over": return t("ev.round_over");
+    case "resigned": return t("ev.resigned", { name: nameOf(event.seat) });
+    case "aborted": return t("ev.aborted");
+    default: return null;
+  }
+}
 
 export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
   let alive = true;
-  let view = null;
+  let view = null;       // the newest view read
+  let scene = null;      // what the table shows (the settled view, or a row being played out)
+  let shown = 0;         // the last ledger row shown
   let table = null;
+  let board = null;      // the table's scoreboard, read when the round is over
   let stream = null;
   let reading = null;
   let again = false;
+  let playing = false;
+  let jumpTimer = null;
+  let targeting = null;  // the queen of hearts' options while a seat is to be tapped
+  const queue = [];
   const rows = [];
   const armed = new Set();
   let streamState = "connecting";
+  let wasYours = false;
+  let flights = 0;
 
-  const root = h("div", { class: "game", id: "game", "data-game": id });
-  main().replaceChildren(root);
+  const root = h("div", { class: "game", id: "game", "data-game": id, "data-animations": "0" });
+  document.getElementById("main").replaceChildren(root);
   const tick = setInterval(updateClock, 250);
 
-  function main() { return document.getElementById("main"); }
   const nameOf = (seat) => (view && view.players[seat] ? view.players[seat].name : `#${seat}`);
+  const seated = () => view && view.seat !== null && view.seat !== undefined;
+  const settled = () => !playing && !queue.length && view && view.version === shown;
 
   // --- reading ------------------------------------------------------------------------------
 
@@ -43,14 +89,22 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
         do {
           again = false;
           const fresh = await get(`games/${id}`);
-          if (!view || fresh.version >= view.version || fresh.id !== view.id) view = fresh;
+          take(fresh);
         } while (again);
       } finally {
         reading = null;
       }
-      render();
     })();
     return reading;
+  }
+
+  function take(fresh) {
+    if (!fresh || (view && fresh.version < view.version && fresh.id === view.id)) return;
+    view = fresh;
+    if (view.status === "finished" && !board) {
+      get(`tables/${view.table}/scoreboard`).then((read) => { board = read; if (settled()) render(); }).catch(() => {});
+    }
+    settle();
   }
 
   async function readLedger() {
@@ -67,12 +121,17 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
   }
 
   async function load() {
-    await readView();
+    const first = await get(`games/${id}`);
+    view = first;
     const [tableRead, last, messages] = await Promise.all([
       get(`tables/${view.table}`).catch(() => null), readLedger(), optionalGet(`tables/${view.table}/messages`)]);
     table = tableRead;
     if (messages) chat = chatBox(Array.isArray(messages) ? messages : messages.results || []);
     if (!alive) return;
+    shown = Math.max(last, 0);
+    if (view.version > shown) shown = view.version;
+    if (view.status === "finished") board = await get(`tables/${view.table}/scoreboard`).catch(() => null);
+    scene = sceneOf(view);
     render();
     stream = openStream(() => (chat ? `games/${id}/stream?messages_after=${chat.last}` : `games/${id}/stream`), {
       after: last,
@@ -80,9 +139,11 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
         if (kind === "message" && chat) {
           chat.add(data);
         } else if (kind === "move") {
-          if (rows.some((row) => row.seq === data.seq)) return;
+          if (data.seq <= shown || rows.some((row) => row.seq === data.seq)) return;
           rows.push(data);
+          queue.push(data);
           renderLog();
+          play();
           attempt(readView);
         } else if (kind === "end") {
           attempt(readView);
@@ -90,6 +151,175 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
       },
       onState: (state) => { streamState = state; renderStreamState(); if (state === "open") attempt(readView); },
     });
+  }
+
+  // --- the scene: the table as a row of the ledger left it ----------------------------------
+
+  function sceneOf(from) {
+    return {
+      version: from.version, status: from.status, turn: from.turn, direction: from.direction,
+      top: from.top_joker || from.top_card, topAs: from.top_joker ? from.top_card : null,
+      wish: from.wish, pending: from.pending_draw, stock: from.stock_count, hermann: !!from.hermann,
+      counts: from.players.map((player) => player.card_count), hand: [...(from.hand || [])],
+      lastSeat: scene && scene.version === from.version ? scene.lastSeat : null,
+    };
+  }
+
+  function apply(row) {
+    const marks = { played: null, drew: [], skipped: [], reversed: false, said: [], swapped: null };
+    for (const event of row.events || []) {
+      const seat = event.seat;
+      switch (event.type) {
+        case "played": {
+          const cards = event.cards || [];
+          scene.counts[seat] = Math.max(0, (scene.counts[seat] || 0) - cards.length);
+          if (seat === view.seat) scene.hand = scene.hand.filter((card) => !cards.includes(card));
+          const last = cards[cards.length - 1];
+          scene.top = last;
+          scene.topAs = (event.as || {})[last] || null;
+          scene.wish = null;
+          scene.lastSeat = seat;
+          marks.played = { seat, cards, as: event.as || {} };
+          break;
+        }
+        case "drew": {
+          const count = event.count || (event.cards || []).length;
+          scene.counts[seat] = (scene.counts[seat] || 0) + count;
+          scene.stock = Math.max(0, scene.stock - count);
+          if (seat === view.seat && event.cards) scene.hand.push(...event.cards);
+          if (event.reason === "seven") scene.pending = 0;
+          marks.drew.push({ seat, count, cards: seat === view.seat ? event.cards || [] : [] });
+          break;
+        }
+        case "wish": scene.wish = event.suit; break;
+        case "penalty_grew": scene.pending = event.pending_draw; break;
+        case "direction": scene.direction = -scene.direction; marks.reversed = true; break;
+        case "skipped": marks.skipped.push(seat); break;
+        case "said": marks.said.push({ seat, word: event.word }); break;
+        case "hands_swapped": {
+          const [a, b] = event.seats;
+          [scene.counts[a], scene.counts[b]] = [scene.counts[b], scene.counts[a]];
+          marks.swapped = event.seats;
+          break;
+        }
+        case "reshuffled": scene.stock = view.stock_count; break;
+        case "hermann_started": scene.hermann = true; break;
+        case "hermann_closed": scene.hermann = false; break;
+        case "round_over": case "aborted": scene.status = "finished"; break;
+        default: break;
+      }
+    }
+    scene.version = row.seq;
+    const next = queue.find((other) => other.seat !== null && other.seat !== undefined);
+    if (next) scene.turn = next.seat;
+    else if (view.version === row.seq) scene.turn = view.turn;
+    return marks;
+  }
+
+  // One row at a time: where its cards start, the table redrawn as it left it, the flights.
+  async function step(row) {
+    const starts = new Map();
+    for (const seatNode of root.querySelectorAll(".seat")) starts.set(Number(seatNode.dataset.seat), seatNode.querySelector(".backs") || seatNode);
+    const handRects = new Map([...root.querySelectorAll(".hand-card")].map((node) => [node.dataset.card, node.getBoundingClientRect()]));
+    const stockRect = rectOf(root.querySelector("#stock-pile"));
+    const seatRects = new Map([...starts].map(([seat, node]) => [seat, node.getBoundingClientRect()]));
+    const marks = apply(row);
+    render();
+    root.dataset.shown = String(row.seq);
+    const moving = [];
+    if (marks.played) {
+      const { seat, cards, as } = marks.played;
+      const target = root.querySelector("#top-card");
+      const last = cards[cards.length - 1];
+      const from = seat === view.seat && handRects.get(last) ? handRects.get(last) : seatRects.get(seat);
+      moving.push(fly(from, target, cardFace(last, as[last] || null), true));
+    }
+    for (const drawn of marks.drew) {
+      const count = Math.min(drawn.count, 4);
+      for (let index = 0; index < count; index += 1) {
+        const card = drawn.cards[drawn.cards.length - 1 - index];
+        const target = card ? root.querySelector(`.hand-card[data-card="${card}"]`) : root.querySelector(`.seat[data-seat="${drawn.seat}"] .backs`);
+        moving.push(fly(stockRect, target, card ? cardFace(card) : cardBack(), false, index * 70));
+      }
+    }
+    for (const seat of marks.skipped) flash(seat, "skipped");
+    if (marks.reversed) { const arrow = root.querySelector("#direction"); if (arrow) arrow.classList.add("turning"); }
+    if (marks.swapped) marks.swapped.forEach((seat) => flash(seat, "swapped"));
+    for (const said of marks.said) {
+      flash(said.seat, "saying", t(`word.${said.word}`));
+      cue("call");
+    }
+    const wait = pace(moving.length || marks.said.length || marks.skipped.length);
+    await Promise.all([...moving, new Promise((resolve) => setTimeout(resolve, wait))]);
+  }
+
+  function rectOf(node) { return node ? node.getBoundingClientRect() : null; }
+
+  function flash(seat, kind, text = null) {
+    const node = root.querySelector(`.seat[data-seat="${seat}"]`);
+    if (!node) return;
+    node.classList.add(kind);
+    if (text) node.append(h("span", { class: "bubble", "aria-hidden": "true" }, `${text}!`));
+    if (kind === "skipped") node.append(h("span", { class: "bubble skip", "aria-hidden": "true" }, "⊘"));
+  }
+
+  // A card from one place to another as a compositor-only transform; none with reduced motion.
+  function fly(fromRect, target, node, hideTarget, delay = 0) {
+    if (motionOff() || !fromRect || !target) return Promise.resolve();
+    const to = target.getBoundingClientRect();
+    if (!to.width) return Promise.resolve();
+    flights += 1;
+    root.dataset.animations = String(flights);
+    node.classList.add("flying");
+    node.setAttribute("aria-hidden", "true");
+    Object.assign(node.style, { left: `${to.left}px`, top: `${to.top}px`, width: `${to.width}px`, height: `${to.height}px` });
+    document.body.append(node);
+    if (hideTarget) target.style.visibility = "hidden";
+    const scale = fromRect.width && to.width ? Math.min(1.4, Math.max(0.3, fromRect.width / to.width)) : 1;
+    const dx = fromRect.left + fromRect.width / 2 - (to.left + to.width / 2);
+    const dy = fromRect.top + fromRect.height / 2 - (to.top + to.height / 2);
+    const animation = node.animate([
+      { transform: `translate(${dx}px, ${dy}px) scale(${scale}) rotate(-8deg)`, opacity: 0.9 },
+      { transform: "translate(0, 0) scale(1) rotate(0)", opacity: 1 },
+    ], { duration: Math.max(120, pace(1) * 0.75), delay, easing: "cubic-bezier(.2,.75,.3,1)", fill: "backwards" });
+    const done = () => { node.remove(); target.style.visibility = ""; };
+    return animation.finished.then(done, done);
+  }
+
+  async function play() {
+    if (playing) return;
+    playing = true;
+    try {
+      while (queue.length && alive) {
+        const row = queue.shift();
+        if (row.seq > shown) {
+          await step(row);
+          shown = row.seq;
+        }
+      }
+    } finally {
+      playing = false;
+    }
+    if (alive) settle();
+  }
+
+  // The newest view is drawn once the rows up to it are shown; a view ahead of every row that came
+  // (a stream that is not open, a row lost) is drawn after a short wait for its rows.
+  function settle() {
+    if (!alive || !view || playing || queue.length) return;
+    clearTimeout(jumpTimer);
+    if (view.version === shown || view.version < shown) {
+      if (view.version < shown) { attempt(readView); return; }
+      scene = sceneOf(view);
+      render();
+      return;
+    }
+    jumpTimer = setTimeout(() => {
+      if (!alive || playing || queue.length || view.version <= shown) return;
+      shown = view.version;
+      scene = sceneOf(view);
+      render();
+    }, streamState === "open" ? 1500 : 0);
   }
 
   // --- table chat (when the server has it) ---------------------------------------------------
@@ -127,35 +357,90 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
   // --- acting -------------------------------------------------------------------------------
 
   async function send(action) {
+    targeting = null;
     const body = { ...action, expected_version: view.version };
+    delete body.as_choices;
     if (body.type === "play") {
       const words = (action.say || []).filter((word) => armed.has(word));
       if (words.length) body.say = words; else delete body.say;
     }
     const fresh = await attempt(() => post(`games/${id}/actions`, body));
     armed.clear();
-    if (fresh) { view = fresh; render(); } else { await attempt(readView); }
+    if (fresh) take(fresh); else await attempt(readView);
   }
 
   function playsLeadingWith(card) {
     return view.legal_actions.filter((action) => action.type === "play" && action.cards[0] === card);
   }
 
+  const namesOf = (option) => Object.values(option.as_choices || {}).filter((names) => names.length > 1);
+  const plain = (option) => option.cards.length === 1 && !namesOf(option).length;
+
+  function firstNames(option) {
+    const action = { ...option };
+    if (action.as) action.as = Object.fromEntries(Object.entries(action.as).map(([k, v]) => [k, Array.isArray(v) ? v[0] : v]));
+    return action;
+  }
+
   function describe(action) {
     const parts = [];
-    if (action.cards.length > 1) parts.push(`${t("game.choose.with")} ${cardsText(action.cards.slice(1))}`);
+    if (action.cards.length > 1) parts.push(`${t("game.choose.with")} ${cardsText(action.cards.slice(1), action.as)}`);
     if (action.wish) parts.push(`${t("game.choose.wish")}: ${suitSign(action.wish)} ${suitName(action.wish)}`);
     if (action.target !== undefined) parts.push(`${t("game.choose.target")} ${nameOf(action.target)}`);
+    if (action.cards.length === 1 && action.as && action.as[action.cards[0]] && !namesOf(action).length) {
+      parts.push(cardName(action.cards[0], action.as[action.cards[0]]));
+    }
     return parts.join(" · ");
   }
 
-  // The dialog for a lead card with more than one way to play it.
-  function choose(card, options) {
-    const dialog = h("dialog", { class: "chooser", "aria-labelledby": "chooser-title" });
-    const close = () => { dialog.close(); dialog.remove(); };
-    const rowsOut = options.map((option) => {
+  function dialog(title, ...body) {
+    const node = h("dialog", { class: "chooser", "aria-labelledby": "chooser-title" });
+    const close = () => { node.close(); node.remove(); };
+    node.append(h("h2", { id: "chooser-title" }, title), ...body.map((part) => (typeof part === "function" ? part(close) : part)),
+      h("button", { type: "button", class: "quiet", onclick: close }, t("game.cancel")));
+    node.addEventListener("cancel", (event) => { event.preventDefault(); close(); });
+    document.body.append(node);
+    node.showModal();
+    return close;
+  }
+
+  // The jack's wish: four large suit buttons in their colours.
+  function wishChooser(card, options) {
+    dialog(t("game.choose.wish"), (close) => h("div", { class: "suits", role: "group", "aria-label": t("game.choose.wish") },
+      SUITS.map((suit) => options.find((option) => option.wish === suit)).filter(Boolean).map((option) =>
+        h("button", { type: "button", class: `suit-button suit-${option.wish}`, "data-suit": option.wish,
+          onclick: () => { close(); send(firstNames(option)); } },
+        h("span", { class: "sign", "aria-hidden": "true" }, suitSign(option.wish)), h("span", {}, suitName(option.wish))))));
+  }
+
+  // A joker's name: its suit, then its rank, from the names the rules allow.
+  function jokerPicker(card, option) {
+    const [joker, names] = Object.entries(option.as_choices || {}).find(([, list]) => list.length > 1);
+    const ranks = h("div", { class: "ranks", role: "group", "aria-label": t("game.choose.as") });
+    let closeIt = null;
+    const pick = (suit) => {
+      for (const node of suitRow.querySelectorAll("button")) node.setAttribute("aria-pressed", String(node.dataset.suit === suit));
+      fill(ranks, names.filter((name) => cardParts(name).suit === suit || (!cardParts(name).suit && suit === null)).map((name) =>
+        h("button", { type: "button", class: `rank-button${"HD".includes(cardParts(name).suit) ? " red" : ""}`, "data-name": name,
+          "aria-label": cardName(name), onclick: () => {
+            closeIt();
+            const action = firstNames(option);
+            action.as = { ...(action.as || {}), [joker]: name };
+            send(action);
+          } }, `${rankShort(cardParts(name).rank)}${suitSign(cardParts(name).suit)}`)));
+    };
+    const suits = SUITS.filter((suit) => names.some((name) => cardParts(name).suit === suit));
+    const suitRow = h("div", { class: "suits small", role: "group", "aria-label": t("game.choose.suit") }, suits.map((suit) =>
+      h("button", { type: "button", class: `suit-button suit-${suit}`, "data-suit": suit, "aria-pressed": "false", onclick: () => pick(suit) },
+        h("span", { class: "sign", "aria-hidden": "true" }, suitSign(suit)), h("span", {}, suitName(suit)))));
+    closeIt = dialog(`${cardName(card)}: ${t("game.choose.as")}`, suitRow, ranks);
+    pick(suits[0]);
+  }
+
+  // Anything else: one line per way to play the card.
+  function listChooser(card, options) {
+    dialog(t("game.choose", { card: cardName(card) }), (close) => h("ul", { class: "list" }, options.map((option) => {
       const selects = {};
-      // A joker's names to choose from come in `as_choices` (`as` holds the first).
       const jokerFields = Object.entries(option.as_choices || {}).map(([joker, names]) => {
         if (names.length === 1) return h("span", {}, `${t("game.choose.as")} ${cardName(names[0])}`);
         selects[joker] = h("select", { "aria-label": `${cardName(joker)}: ${t("game.choose.as")}` },
@@ -166,70 +451,45 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
       return h("li", { class: "option" },
         what ? h("div", { class: "what" }, what) : null,
         h("div", { class: "how" }, jokerFields.length ? jokerFields : h("span", {}, cardName(card)), h("button", { type: "button", class: "primary", onclick: () => {
-          const { as_choices: _choices, ...action } = option;
+          const action = firstNames(option);
           if (option.as) {
             action.as = Object.fromEntries(Object.entries(option.as).map(([joker, name]) =>
-              [joker, selects[joker] ? selects[joker].value : name]));
+              [joker, selects[joker] ? selects[joker].value : (Array.isArray(name) ? name[0] : name)]));
           }
           close();
           send(action);
         } }, t("game.play"))));
-    });
-    dialog.append(h("h2", { id: "chooser-title" }, t("game.choose", { card: cardName(card) })),
-      h("ul", { class: "list" }, rowsOut),
-      h("button", { type: "button", onclick: close }, t("game.cancel")));
-    dialog.addEventListener("cancel", (event) => { event.preventDefault(); close(); });
-    document.body.append(dialog);
-    dialog.showModal();
+    })));
   }
 
   let lastCard = null;  // the card last chosen, for focus after the chooser closed and the view changed
 
   function playCard(card) {
+    if (!settled()) return;
     lastCard = card;
     const options = playsLeadingWith(card);
     if (!options.length) { toast(`${cardName(card)}: ${t("game.unplayable")}`); return; }
-    const simple = options.length === 1 && !Object.values(options[0].as || {}).some((names) => Array.isArray(names) && names.length > 1)
-      && options[0].wish === undefined && options[0].target === undefined && options[0].cards.length === 1;
-    if (simple) {
-      const action = { ...options[0] };
-      if (action.as) action.as = Object.fromEntries(Object.entries(action.as).map(([k, v]) => [k, Array.isArray(v) ? v[0] : v]));
-      send(action);
+    const only = options.length === 1 && plain(options[0]);
+    if (only && options[0].wish === undefined && options[0].target === undefined) {
+      send(firstNames(options[0]));
+    } else if (options.every((o) => plain(o) && o.wish !== undefined && o.target === undefined)) {
+      wishChooser(card, options);
+    } else if (options.every((o) => plain(o) && o.target !== undefined && o.wish === undefined)) {
+      targeting = { card, options };
+      render();
+      const first = root.querySelector(".seat.target");
+      if (first) first.focus();
+    } else if (options.length === 1 && namesOf(options[0]).length === 1 && options[0].cards.length === 1
+      && options[0].wish === undefined && options[0].target === undefined) {
+      jokerPicker(card, options[0]);
     } else {
-      choose(card, options);
+      listChooser(card, options);
     }
   }
 
   // --- words --------------------------------------------------------------------------------
 
-  function describeEvent(event) {
-    switch (event.type) {
-      case "dealt": return t("ev.dealt", { card: cardName(event.starter) });
-      case "played": return t("ev.played", { name: nameOf(event.seat), cards: cardsText(event.cards, event.as) });
-      case "drew": {
-        const text = event.cards && event.cards.length
-          ? t("ev.drew.cards", { name: nameOf(event.seat), cards: cardsText(event.cards) })
-          : t(event.count === 1 ? "ev.drew.one" : "ev.drew", { name: nameOf(event.seat), n: event.count });
-        return event.reason ? `${text} (${t(`reason.${event.reason}`)})` : text;
-      }
-      case "passed": return t("ev.passed", { name: nameOf(event.seat) });
-      case "said": return t("ev.said", { name: nameOf(event.seat), word: t(`word.${event.word}`) });
-      case "mau": return t("ev.mau", { name: nameOf(event.seat) });
-      case "penalty_grew": return t("ev.penalty_grew", { name: nameOf(event.seat), n: event.pending_draw });
-      case "wish": return t("ev.wish", { name: nameOf(event.seat), suit: `${suitSign(event.suit)} ${suitName(event.suit)}` });
-      case "hands_swapped": return t("ev.hands_swapped", { a: nameOf(event.seats[0]), b: nameOf(event.seats[1]) });
-      case "hermann_started": return t("ev.hermann_started");
-      case "hermann_closed": return t("ev.hermann_closed");
-      case "direction": return t("ev.direction");
-      case "skipped": return t("ev.skipped", { name: nameOf(event.seat) });
-      case "reshuffled": return t("ev.reshuffled");
-      case "timeout": return t("ev.timeout", { name: nameOf(event.seat) });
-      case "round_over": return t("ev.round_over");
-      case "resigned": return t("ev.resigned", { name: nameOf(event.seat) });
-      case "aborted": return t("ev.aborted");
-      default: return null;
-    }
-  }
+  const describeEvent = (event) => eventText(event, nameOf);
 
   function describeRow(row) {
     const texts = (row.events || []).map(describeEvent).filter(Boolean);
@@ -255,19 +515,24 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
     badge.textContent = streamState === "lost" ? t("game.stream.lost") : streamState === "open" ? t("game.stream.open") : "";
   }
 
+  // The log keeps each row's own number (the ledger's seq), newest first.
   function renderLog() {
     const list = root.querySelector("#moves");
     if (!list) return;
-    const shown = rows.slice(-LOG_LENGTH).reverse().map((row) => [row, describeRow(row)]).filter(([, text]) => text);
-    fill(list, ...shown.map(([row, text]) => h("li", { "data-seq": row.seq }, text)));
+    const shownRows = rows.filter((row) => row.seq <= Math.max(shown, 0) || !queue.includes(row));
+    const items = shownRows.slice(-LOG_LENGTH).reverse().map((row) => [row, describeRow(row)]).filter(([, text]) => text);
+    fill(list, ...items.map(([row, text]) => h("li", { "data-seq": row.seq, value: row.seq }, text)));
     list.dataset.last = rows.length ? rows[rows.length - 1].seq : 0;
   }
 
   function duration(seconds) {
-    if (seconds < 60) return String(seconds);
+    if (seconds >= 86400) {
+      return `${Math.floor(seconds / 86400)} ${t("unit.day")} ${Math.floor(seconds / 3600) % 24} ${t("unit.hour")}`;
+    }
+    if (seconds < 60) return `${seconds} s`;
     const parts = [Math.floor(seconds / 3600), Math.floor(seconds / 60) % 60, seconds % 60];
-    const shown = parts[0] ? parts : parts.slice(1);
-    return shown.map((part, index) => (index ? String(part).padStart(2, "0") : String(part))).join(":");
+    const shownParts = parts[0] ? parts : parts.slice(1);
+    return `${shownParts.map((part, index) => (index ? String(part).padStart(2, "0") : String(part))).join(":")} ${parts[0] ? t("unit.hour") : "min"}`;
   }
 
   function updateClock() {
@@ -280,17 +545,46 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
     clock.classList.toggle("urgent", seconds <= 5);
   }
 
-  function seatLine(player) {
-    const turn = view.status === "active" && player.seat === view.turn;
+  // Seats around the felt: the caller (or seat 0 for a spectator) at the bottom, the others over the
+  // top from left to right in playing order.
+  function placeOf(seat, count) {
+    const mine = seated() ? view.seat : 0;
+    const offset = (seat - mine + count) % count;
+    if (offset === 0) return { x: 50, y: 88, bottom: true };
+    const angle = Math.PI * (1 - offset / count);
+    return { x: 50 + 41 * Math.cos(angle), y: 50 - 38 * Math.sin(angle) + (count > 4 ? 6 : 4), bottom: false };
+  }
+
+  function seatNode(player) {
+    const count = view.players.length;
+    const place = placeOf(player.seat, count);
+    const turn = scene.status === "active" && player.seat === scene.turn;
     const online = "online" in player ? player.online : null;
-    return h("li", { class: `seat${turn ? " turn" : ""}${player.seat === view.seat ? " me" : ""}`, "data-seat": player.seat,
-      "aria-current": turn ? "true" : null },
-    h("span", { class: "name" }, player.name),
-    h("span", { class: "count", "data-count": player.card_count },
-      player.card_count === 1 ? t("game.card") : t("game.cards", { n: player.card_count })),
-    player.bot || player.bot_controlled ? h("span", { class: "badge" }, t("game.bot")) : null,
-    online === null ? null : h("span", { class: `presence ${online ? "on" : "off"}` }, online ? t("game.online") : t("game.offline")),
-    player.owes && player.owes.length ? h("span", { class: "badge warn" }, t("game.owes")) : null);
+    const cards = scene.counts[player.seat] ?? player.card_count;
+    const target = targeting && targeting.options.find((option) => option.target === player.seat);
+    const backs = place.bottom && seated() ? null : h("span", { class: "backs", "aria-hidden": "true" },
+      Array.from({ length: Math.min(cards, FAN_MAX) }, (_, index) => h("span", {
+        class: "back", style: `--i:${index - (Math.min(cards, FAN_MAX) - 1) / 2}` })));
+    const attrs = {
+      class: `seat${turn ? " turn" : ""}${player.seat === view.seat ? " me" : ""}${place.bottom ? " bottom" : ""}${target ? " target" : ""}${cards === 1 ? " last-card" : ""}`,
+      "data-seat": player.seat, style: `left:${place.x.toFixed(1)}%;top:${place.y.toFixed(1)}%`,
+      "aria-current": turn ? "true" : null,
+    };
+    const parts = [
+      h("span", { class: "name" }, player.name,
+        online === null ? null : h("span", { class: `presence ${online ? "on" : "off"}`, title: online ? t("game.online") : t("game.offline") },
+          h("span", { class: "sr-only" }, online ? t("game.online") : t("game.offline")))),
+      backs,
+      h("span", { class: "count", "data-count": cards }, cards === 1 ? t("game.card") : t("game.cards", { n: cards })),
+      player.bot || player.bot_controlled ? h("span", { class: "badge" }, t("game.bot")) : null,
+      player.owes && player.owes.length ? h("span", { class: "badge warn" }, t("game.owes")) : null,
+      turn ? h("span", { id: "deadline", class: "deadline", "aria-live": "off" }) : null,
+    ];
+    if (target) {
+      return h("li", attrs, h("button", { type: "button", class: "seat-pick", "aria-label": `${t("game.choose.target")} ${player.name}`,
+        onclick: () => send(firstNames(target)) }, parts));
+    }
+    return h("li", attrs, parts);
   }
 
   function callButtons() {
@@ -299,13 +593,14 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
       mau: options.announcements, maumau: options.announcements, pik: options.pik_call, hermann: options.king_of_diamonds_hermann,
     };
     const words = WORDS.filter((word) => enabled[word]);
-    if (!words.length || view.seat === null || view.seat === undefined) return null;
-    const sayable = new Set(view.legal_actions.filter((a) => a.type === "say").map((a) => a.word));
-    const riding = new Set(view.legal_actions.flatMap((a) => (a.type === "play" ? a.say || [] : [])));
+    if (!words.length || !seated()) return null;
+    const ready = settled();
+    const sayable = new Set(ready ? view.legal_actions.filter((a) => a.type === "say").map((a) => a.word) : []);
+    const riding = new Set(ready ? view.legal_actions.flatMap((a) => (a.type === "play" ? a.say || [] : [])) : []);
     return h("div", { class: "calls", role: "group", "aria-label": t("game.calls") }, words.map((word) => {
       const now = sayable.has(word);
-      return h("button", { type: "button", class: `call${armed.has(word) ? " armed" : ""}`, "data-word": word,
-        "aria-pressed": now ? null : String(armed.has(word)), disabled: !now && !riding.has(word),
+      return h("button", { type: "button", class: `call${armed.has(word) ? " armed" : ""}${now ? " due" : ""}${riding.has(word) ? " ready" : ""}`,
+        "data-word": word, "aria-pressed": now ? null : String(armed.has(word)), disabled: !now && !riding.has(word),
         onclick: () => {
           if (now) { send({ type: "say", word }); return; }
           if (armed.has(word)) armed.delete(word); else armed.add(word);
@@ -314,101 +609,162 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
     }));
   }
 
-  function resultPanel() {
+  function scoring() { return (table && table.options && table.options.scoring) || "ranking"; }
+
+  function ordinal(rank) { return t(`place.${Math.min(rank, 9)}`); }
+
+  function resultCard() {
     const result = view.result;
-    if (!result) return null;
+    if (!result || view.status !== "finished") return null;
     const host = table && currentPlayer() && table.host.id === currentPlayer().id;
-    return section(t("game.over"),
+    const mine = seated() ? result.players.find((row) => row.seat === view.seat) : null;
+    const points = scoring() !== "wins";
+    const multiplier = scoring() === "points" && result.multiplier > 1;
+    const lines = [...result.players].sort((a, b) => a.rank - b.rank || a.seat - b.seat);
+    return h("section", { class: "result-card", id: "result-card", "aria-labelledby": "result-title" },
+      h("h2", { id: "result-title" }, t("game.over")),
+      mine ? h("p", { class: `place${mine.rank === 1 ? " first" : ""}`, id: "place" },
+        t("game.place", { place: ordinal(mine.rank), n: result.players.length })) : null,
       h("p", { class: "winner" }, result.winner === null || result.winner === undefined
         ? t("game.nowinner") : t("game.winner", { name: nameOf(result.winner) })),
+      multiplier ? h("p", { class: "multiplier", id: "multiplier" }, t("game.multiplier", { n: result.multiplier })) : null,
       h("div", { class: "scroll" }, h("table", { class: "scores", id: "result" },
         h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("game.rank")), h("th", { scope: "col" }, t("score.player")),
-          h("th", { scope: "col" }, t("game.left")), h("th", { scope: "col" }, t("score.points")))),
-        h("tbody", {}, result.players.map((row) => h("tr", {}, h("td", {}, row.rank), h("td", {}, row.name || nameOf(row.seat)),
-          h("td", {}, row.cards_left), h("td", {}, row.points ?? row.raw_points ?? "")))))),
+          h("th", { scope: "col" }, t("game.left")), points ? h("th", { scope: "col" }, t("score.points")) : null,
+          multiplier ? h("th", { scope: "col" }, t("game.times")) : null)),
+        h("tbody", {}, lines.map((row) => h("tr", { class: row.seat === view.seat ? "yours" : null },
+          h("td", {}, row.rank), h("td", {}, row.name || nameOf(row.seat)),
+          h("td", {}, row.cards_left), points ? h("td", {}, row.points ?? row.raw_points ?? "") : null,
+          multiplier ? h("td", {}, row.multiplier > 1 ? `×${row.multiplier}` : "") : null))))),
+      board ? h("div", { class: "board" }, h("h3", {}, t("table.scoreboard")), scoreTable(board, { points })) : null,
       h("div", { class: "actions" },
         host ? h("button", { type: "button", class: "primary", id: "next-round", onclick: () => attempt(async () => {
           const game = await post(`tables/${view.table}/rounds`, {});
           go(`#/game/${game.id}`);
         }) }, t("table.next")) : null,
+        h("a", { class: "button", href: `#/replay/${view.id}`, id: "replay-link" }, t("replay.open")),
         h("a", { class: "button", href: `#/table/${view.table}` }, t("game.back")),
         h("a", { class: "button", href: "#/lobby" }, t("game.lobby"))));
   }
 
-  function render() {
-    if (!alive || !view) return;
-    const seated = view.seat !== null && view.seat !== undefined;
-    const yours = view.status === "active" && seated && view.turn === view.seat;
-    const leads = new Set(view.legal_actions.filter((a) => a.type === "play").map((a) => a.cards[0]));
-    const simple = (type) => view.legal_actions.find((a) => a.type === type);
-    const active = document.activeElement;
-    const focused = (active && active.dataset && active.dataset.card)
-      || (lastCard && (!active || active === document.body) ? lastCard : null);
-    lastCard = null;
-    const typing = chat && chat.node.contains(document.activeElement) ? document.activeElement : null;
-
-    const top = view.top_card ? cardFace(view.top_joker || view.top_card, view.top_joker ? view.top_card : null, { id: "top-card" }) : null;
-    const hand = (view.hand || []).map((card) => {
-      const playable = leads.has(card);
-      return h("button", { type: "button", class: `hand-card${playable ? " playable" : " unplayable"}${card === view.drawn_card ? " drawn" : ""}`,
+  function handNode(ready, leads) {
+    const hand = scene.hand;
+    const fresh = ready ? view.drawn_card : null;
+    return hand.map((card, index) => {
+      const playable = ready && leads.has(card);
+      return h("button", { type: "button",
+        class: `hand-card${playable ? " playable" : " unplayable"}${card === fresh ? " drawn" : ""}`,
+        style: `--i:${index - (hand.length - 1) / 2};--n:${hand.length}`,
         "data-card": card, "aria-disabled": playable ? null : "true",
         title: playable ? cardName(card) : `${cardName(card)}: ${t("game.unplayable")}`,
         onclick: () => playCard(card) }, cardFace(card));
     });
+  }
+
+  function render() {
+    if (!alive || !view || !scene) return;
+    const ready = settled();
+    const isSeated = seated();
+    const yours = ready && view.status === "active" && isSeated && view.turn === view.seat;
+    if (yours && !wasYours) cue("turn");
+    wasYours = yours;
+    if (!yours) targeting = null;
+    const leads = new Set(ready ? view.legal_actions.filter((a) => a.type === "play").map((a) => a.cards[0]) : []);
+    const simple = (type) => (ready ? view.legal_actions.find((a) => a.type === type) : null);
+    const active = document.activeElement;
+    const focused = (active && active.dataset && active.dataset.card)
+      || (lastCard && (!active || active === document.body) ? lastCard : null);
+    if (ready) lastCard = null;
+    const typing = chat && chat.node.contains(document.activeElement) ? document.activeElement : null;
+
+    const top = scene.top ? cardFace(scene.top, scene.topAs, { id: "top-card", class: scene.lastSeat !== null && scene.lastSeat !== undefined ? "last" : null }) : null;
+    const stockBacks = Math.min(4, Math.ceil(scene.stock / 8));
+    const turnText = scene.status !== "active" ? null
+      : !isSeated ? t("game.spectator") : (ready ? yours : scene.turn === view.seat) ? t("game.turn.you") : t("game.turn.other", { name: nameOf(scene.turn) });
 
     fill(root,
       h("div", { class: "game-head" },
         h("h1", {}, t("game.title", { number: view.number, table: view.table })),
         view.practice ? h("span", { class: "badge" }, t("game.practice")) : null,
-        h("span", { id: "stream-state", class: "stream", role: "status" })),
-      h("ol", { class: "seats", id: "seats", "aria-label": t("table.seats") }, view.players.map(seatLine)),
-      h("div", { class: "felt" },
-        h("div", { class: "pile" }, h("span", { class: "label" }, t("game.top")), top),
-        h("div", { class: "facts" },
-          h("div", { id: "stock" }, `${t("game.stock")}: `, h("strong", {}, view.stock_count)),
-          view.wish ? h("div", { id: "wish", class: "wish" }, `${t("game.wish")}: `,
-            h("strong", { class: "HD".includes(view.wish) ? "red" : "" }, `${suitSign(view.wish)} ${suitName(view.wish)}`)) : null,
-          view.pending_draw ? h("div", { id: "pending", class: "pending" }, t("game.pending", { n: view.pending_draw })) : null,
-          view.hermann ? h("div", { class: "pending" }, t("game.hermann")) : null,
-          h("div", {}, `${t("game.direction")}: `, view.direction === 1 ? "↻" : "↺"),
-          h("div", { id: "deadline", class: "deadline", "aria-live": "off" }))),
-      resultPanel(),
-      view.status === "active" ? h("p", { id: "turn", class: `turn-line${yours ? " yours" : ""}`, role: "status" },
-        !seated ? t("game.spectator") : yours ? t("game.turn.you") : t("game.turn.other", { name: nameOf(view.turn) })) : null,
-      seated ? h("section", { class: "hand-box", "aria-label": t("game.hand") },
+        h("span", { id: "stream-state", class: "stream", role: "status" }),
+        soundControl()),
+      h("div", { class: `felt seats-${view.players.length}`, id: "felt" },
+        h("ol", { class: "seats", id: "seats", "aria-label": t("table.seats") }, view.players.map(seatNode)),
+        h("div", { class: "middle" },
+          h("div", { class: "stock", id: "stock-pile" },
+            h("span", { class: "stack", "aria-hidden": "true" }, Array.from({ length: Math.max(1, stockBacks) }, (_, i) => cardBack({ style: `--i:${i}` }))),
+            h("span", { id: "stock", class: "label" }, `${t("game.stock")}: `, h("strong", {}, scene.stock))),
+          h("div", { class: "pile" }, h("span", { class: "sr-only" }, t("game.top")), top,
+            scene.lastSeat !== null && scene.lastSeat !== undefined && view.players[scene.lastSeat]
+              ? h("span", { class: "label by" }, nameOf(scene.lastSeat)) : null),
+          h("div", { class: "facts" },
+            scene.wish ? h("div", { id: "wish", class: `wish suit-${scene.wish}` }, h("span", { class: "sr-only" }, `${t("game.wish")}: `),
+              h("span", { class: "sign", "aria-hidden": "true" }, suitSign(scene.wish)), h("span", { class: "word" }, suitName(scene.wish))) : null,
+            scene.pending ? h("div", { id: "pending", class: "pending" }, t("game.pending", { n: scene.pending })) : null,
+            scene.hermann ? h("div", { class: "pending" }, t("game.hermann")) : null,
+            h("div", { id: "direction", class: `direction${scene.direction === 1 ? "" : " back"}`, title: t("game.direction") },
+              h("span", { class: "sr-only" }, `${t("game.direction")}: `), h("span", { "aria-hidden": "true" }, scene.direction === 1 ? "↻" : "↺"),
+              h("span", { class: "sr-only" }, scene.direction === 1 ? t("game.clockwise") : t("game.anticlockwise"))))),
+        resultCard()),
+      turnText ? h("p", { id: "turn", class: `turn-line${yours ? " yours" : ""}`, role: "status" }, turnText) : null,
+      targeting ? h("div", { class: "targeting", role: "status" }, t("game.choose.tap"),
+        h("button", { type: "button", class: "quiet", onclick: () => { targeting = null; render(); } }, t("game.cancel"))) : null,
+      isSeated ? h("section", { class: "hand-box", "aria-label": t("game.hand") },
         h("h2", { class: "sr-only" }, t("game.hand")),
-        h("div", { class: "hand", id: "hand" }, hand),
-        view.drawn_card ? h("p", { class: "muted" }, t("game.drawn", { card: cardName(view.drawn_card) })) : null,
+        h("div", { class: "hand", id: "hand" }, handNode(ready, leads)),
+        ready && view.drawn_card ? h("p", { class: "muted" }, t("game.drawn", { card: cardName(view.drawn_card) })) : null,
         view.status !== "active" ? null : h("div", { class: "actions" },
-          simple("draw") ? h("button", { type: "button", id: "draw", onclick: () => send({ type: "draw" }) }, t("game.draw")) : null,
+          simple("draw") ? h("button", { type: "button", id: "draw", class: "primary", onclick: () => send({ type: "draw" }) }, t("game.draw")) : null,
           simple("pass") ? h("button", { type: "button", id: "pass", onclick: () => send({ type: "pass" }) }, t("game.pass")) : null,
           callButtons(),
           simple("resign") ? h("button", { type: "button", class: "quiet", onclick: () => send({ type: "resign" }) }, t("game.resign")) : null))
         : null,
-      section(t("game.moves"), h("ol", { class: "moves", id: "moves", reversed: true })),
-      chat ? chat.node : null,
+      h("div", { class: "side" },
+        section(t("game.moves"), h("ol", { class: "moves", id: "moves", reversed: true })),
+        chat ? chat.node : null),
     );
     renderLog();
     renderStreamState();
     updateClock();
     document.title = yours ? `● ${t("game.turn.you")} · Mau-Mau` : "Mau-Mau";  // seen on a background tab
-    root.dataset.version = view.version;
-    root.dataset.status = view.status;
+    if (ready) {
+      root.dataset.version = view.version;
+      root.dataset.status = view.status;
+    }
+    root.dataset.settled = String(ready);
+    root.dataset.shown = String(shown);
+    fitHand();
     if (typing) typing.focus();
-    if (focused) {
+    if (focused && ready) {
       // Keyboard play: focus stays on the card, or moves to the next choice when that card was laid.
-      const again = root.querySelector(`.hand-card[data-card="${focused}"]`)
+      const againNode = root.querySelector(`.hand-card[data-card="${focused}"]`)
         || root.querySelector(".hand-card.playable, #draw, #pass, .hand-card");
-      if (again) again.focus();
+      if (againNode) againNode.focus();
     }
   }
 
+  // The fan overlaps the cards just enough that the hand fits its width.
+  function fitHand() {
+    const hand = root.querySelector("#hand");
+    if (!hand || !hand.children.length) return;
+    const card = hand.children[0].getBoundingClientRect().width || 70;
+    const n = hand.children.length;
+    const room = hand.clientWidth - 8;
+    const step = n > 1 ? Math.min(card + 6, (room - card) / (n - 1)) : card;
+    hand.style.setProperty("--overlap", `${Math.min(6, step - card).toFixed(1)}px`);
+  }
+
+  const onResize = () => fitHand();
+  window.addEventListener("resize", onResize);
   attempt(load);
   const stop = onNotice((kind, data) => {
     if (kind === "round_started" && view && data.table === view.table && data.game && String(data.game) !== String(id)) {
       go(`#/game/${data.game}`);
     }
   });
-  return () => { alive = false; clearInterval(tick); stop(); if (stream) stream.close(); document.title = "Mau-Mau"; };
+  return () => {
+    alive = false; clearInterval(tick); clearTimeout(jumpTimer); stop(); window.removeEventListener("resize", onResize);
+    if (stream) stream.close(); document.title = "Mau-Mau";
+    for (const node of document.querySelectorAll(".flying, dialog.chooser")) node.remove();
+  };
 }
-

@@ -9,6 +9,8 @@ export function h(tag, attrs = {}, ...children) {
     if (value === null || value === undefined || value === false) continue;
     if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
     else if (key === "class") node.className = value;
+    // Through the CSSOM: the page's Content-Security-Policy refuses style attributes.
+    else if (key === "style") node.style.cssText = String(value);
     else if (value === true) node.setAttribute(key, "");
     else node.setAttribute(key, String(value));
   }
@@ -33,16 +35,24 @@ export function toast(message) {
   toast.timer = setTimeout(() => box.classList.remove("shown"), 4000);
 }
 
-// A card as a face: rank and suit sign, red or black, its full name for screen readers.
+// A card as a face: its rank and suit in the corner and a large suit sign, red or black (a joker
+// shows the card it stands for once named), its full name for screen readers. Pure CSS: no images.
 export function cardFace(code, as = null, extra = {}) {
   const { joker, rank, suit } = cardParts(code);
   const shown = joker && as ? cardParts(as) : null;
   const colour = joker ? (shown && "HD".includes(shown.suit) ? "red" : "joker") : ("HD".includes(suit) ? "red" : "black");
-  return h("span", { class: `card ${colour}`, "data-card": code, ...extra },
-    h("span", { class: "rank", "aria-hidden": "true" }, joker ? (shown ? rankShort(shown.rank) : "★") : rankShort(rank)),
-    h("span", { class: joker && !shown ? "suit joker-label" : "suit", "aria-hidden": "true" },
-      joker ? (shown ? suitSign(shown.suit) : t("joker")) : suitSign(suit)),
+  const { class: more, ...attrs } = extra;
+  const rankText = joker ? (shown ? rankShort(shown.rank) : "★") : rankShort(rank);
+  const sign = joker ? (shown ? suitSign(shown.suit) : "★") : suitSign(suit);
+  return h("span", { class: `card ${colour}${joker ? " is-joker" : ""}${more ? ` ${more}` : ""}`, "data-card": code, ...attrs },
+    h("span", { class: "corner", "aria-hidden": "true" }, h("span", { class: "rank" }, rankText), h("span", { class: "pip" }, sign)),
+    h("span", { class: joker && !shown ? "suit joker-label" : "suit", "aria-hidden": "true" }, joker && !shown ? t("joker") : sign),
     h("span", { class: "sr-only" }, cardName(code, as)));
+}
+
+// The back of a card (an opponent's hand, the stock).
+export function cardBack(extra = {}) {
+  return h("span", { class: "card back", ...extra });
 }
 
 export function cardsText(cards, as = {}) {
