@@ -47,14 +47,15 @@ class LeagueListApi(APIView):
     @extend_schema(
         operation_id="leagues_list",
         summary="List leagues",
-        parameters=[OpenApiParameter("mine", bool, description="Only leagues the caller created or played in "
-                                                                "(`true` or `false`).")],
+        parameters=[OpenApiParameter("mine", bool, description="Only leagues the caller is a member of "
+                                                                "(`true` or `false`); else public leagues and "
+                                                                "the caller's own.")],
         responses={200: LeagueOutput(many=True), **errors(400, 401)},
         tags=["leagues"],
     )
     def get(self, request: Request) -> Response:
         mine = query_bool(request.query_params.get("mine"), "mine")
-        leagues = selectors.league_list(player=request.user.player if mine else None)[:200]
+        leagues = selectors.league_list(player=request.user.player, mine=bool(mine))[:200]
         return Response([league_data(league) for league in leagues])
 
     @extend_schema(
@@ -78,7 +79,8 @@ class LeagueListApi(APIView):
         data = LeagueCreateInput(data=request.data)
         data.is_valid(raise_exception=True)
         league = services.league_create(**data.validated_data, created_by=request.user.player)
-        return Response(league_data(selectors.league_get(league_id=league.pk)), status=201)
+        return Response(league_data(selectors.league_get(league_id=league.pk, viewer=request.user.player)),
+                        status=201)
 
 
 class LeagueDetailApi(APIView):
@@ -89,7 +91,7 @@ class LeagueDetailApi(APIView):
         tags=["leagues"],
     )
     def get(self, request: Request, league_id: int) -> Response:
-        return Response(league_data(selectors.league_get(league_id=league_id)))
+        return Response(league_data(selectors.league_get(league_id=league_id, viewer=request.user.player)))
 
 
 class LeagueStandingsApi(APIView):
@@ -105,8 +107,9 @@ class LeagueStandingsApi(APIView):
         tags=["leagues"],
     )
     def get(self, request: Request, league_id: int) -> Response:
-        league = selectors.league_get(league_id=league_id)
-        return Response({"league": league_data(league), "standings": selectors.league_standings(league=league)})
+        league = selectors.league_get(league_id=league_id, viewer=request.user.player)
+        return Response({"league": league_data(league), "season": league.season,
+                         "standings": selectors.league_standings(league=league)})
 
 
 class LeagueResignApi(APIView):
@@ -128,8 +131,9 @@ class LeagueResignApi(APIView):
     def post(self, request: Request, league_id: int) -> Response:
         validated(LeagueResignInput, request)
         services.league_resign(league_id=league_id, player=request.user.player)
-        league = selectors.league_get(league_id=league_id)
-        return Response({"league": league_data(league), "standings": selectors.league_standings(league=league)})
+        league = selectors.league_get(league_id=league_id, viewer=request.user.player)
+        return Response({"league": league_data(league), "season": league.season,
+                         "standings": selectors.league_standings(league=league)})
 
 
 class TableScoreboardApi(APIView):
