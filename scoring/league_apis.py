@@ -7,6 +7,7 @@ import io
 from typing import Any
 
 from django.http import HttpResponse
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
@@ -133,7 +134,8 @@ class LeagueSeasonStandingsApi(APIView):
                    description="The same shape as the league's standings (the current season); a past season's "
                                "are its final standings.",
                    responses={200: StandingsOutput, **errors(401, 404)}, tags=TAGS)
-    def get(self, request: Request, league_id: int, number: int) -> Response:
+    def get(self, request: Request, league_id: int, season_number: int) -> Response:
+        number = season_number
         league = selectors.league_get(league_id=league_id, viewer=request.user.player)
         if not 1 <= number <= league.season:
             raise NotFoundError()
@@ -152,9 +154,11 @@ class LeagueSeasonExportApi(APIView):
                                "then one row per standing (`section` says which).",
                    parameters=[OpenApiParameter("format", str, enum=["json", "csv"],
                                                 description="`json` (default) or `csv`.")],
-                   responses={200: OpenApiResponse(SeasonExportOutput, description="JSON, or text/csv with "
-                                                   "`format=csv`."), **errors(400, 401, 404)}, tags=TAGS)
-    def get(self, request: Request, league_id: int, number: int) -> Any:
+                   responses={(200, "application/json"): SeasonExportOutput,
+                              (200, "text/csv"): OpenApiResponse(OpenApiTypes.STR, description="With `format=csv`."),
+                              **errors(400, 401, 404)}, tags=TAGS)
+    def get(self, request: Request, league_id: int, season_number: int) -> Any:
+        number = season_number
         kind = request.query_params.get("format", "json")
         if kind not in ("json", "csv"):
             raise ValidationFailed(details={"field": "format", "reason": "json or csv"})

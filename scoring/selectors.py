@@ -283,7 +283,8 @@ def player_stats(*, player: Any) -> dict[str, Any]:
     (counted apart); one query."""
     per_rules = {
         (row["rules"], row["practice"]): row
-        for row in PlayerResult.objects.filter(player_id=player.pk)
+        # a round recorded on a league's sheet (no table) is not in a player's statistics
+        for row in PlayerResult.objects.filter(player_id=player.pk, table_id__isnull=False)
         .values("rules", "practice")
         .annotate(
             rounds=Count("id"),
@@ -320,8 +321,10 @@ def player_stats(*, player: Any) -> dict[str, Any]:
 
 
 def player_history(*, player: Any) -> QuerySet[PlayerResult]:
-    """The player's finished rounds, newest first."""
-    return PlayerResult.objects.filter(player_id=player.pk).select_related("round").order_by("-finished_at", "-id")
+    """The player's finished rounds played through the service, newest first (a round recorded on a league's
+    sheet is on that sheet)."""
+    return (PlayerResult.objects.filter(player_id=player.pk, table_id__isnull=False).select_related("round")
+            .order_by("-finished_at", "-id"))
 
 
 # --- ratings -----------------------------------------------------------------------------------------
