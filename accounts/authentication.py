@@ -36,9 +36,8 @@ TOKEN_SQL = (
 
 
 def _token_rows(prefix: str) -> list[Any]:
-    """The rows of the token look-up. It runs first in every request, writes, too: a database session
-    that ended under it (a restart, a terminated backend) leaves nothing done, so it runs once more on a
-    fresh connection (not inside a caller's transaction, and not when the pool is exhausted)."""
+    """The rows of the token look-up, run once more on a fresh connection when its session died
+    (``maumau.database_retry``): it runs first in every request, writes too, and leaves nothing done."""
     for attempt in (1, 2):
         try:
             with sql.cursor() as c:

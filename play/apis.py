@@ -187,7 +187,7 @@ class TableBotApi(APIView):
     @extend_schema(summary="Seat a bot (host only)", request=BotAddSerializer,
                    responses={201: TableSerializer, **errors(400, 401, 403, 404, 409, 429)},
                    description="`random` plays any legal action, `basic` plays like a sensible person, `strong` "
-                               "searches (determinized Monte Carlo over the engine, about 200 ms a move) and "
+                               "searches (determinized Monte Carlo over the engine) and "
                                "moves from a background task just after the request that gave it the turn.",
                    examples=[example("The basic bot", {"level": "basic"}),
                              example("The random bot", {"level": "random"}),

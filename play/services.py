@@ -1,6 +1,6 @@
 """Use cases that write: one transaction each, keyword-only arguments, domain errors out. A use case's
-transaction is ``database_retry.written_once_more``: it runs once more when its session dies before the
-commit (the move pipeline has its own such loop).
+transaction is ``database_retry.written_once_more`` (why: ``maumau.database_retry``; the move pipeline
+has its own such loop).
 
 ``move_submit`` is the one path for everything that changes a round: a person's action, the bots on
 turn, and the turn clock (the expiry tasks, the sweep and a request that finds a passed deadline).
@@ -485,10 +485,7 @@ def move_submit(
     details then say what it cost, as its player may see it).
     """
     action = _action_parsed(action)
-    # A connection that dies before the commit (a restarted or terminated database session) leaves
-    # nothing written: the pipeline runs once more on a fresh one. Not after the body ended (the commit's
-    # outcome is unknown), nor inside a caller's transaction (that one is lost with the connection; the
-    # caller retries, as the API's views do).
+    # database_retry.written_once_more's loop, kept here: a refusal leaves the transaction normally.
     retry_allowed = not connection.in_atomic_block
     for attempt in (1, 2):
         refusal: DomainError | None = None
@@ -794,8 +791,8 @@ def _bot_apply(locked: LockedRound, game_seat: int, choice: dict[str, Any]) -> b
 def _round_save(locked: LockedRound) -> None:
     """Write the appended ledger rows, the game row (settled by :func:`_game_fields_settle`) and what
     follows from them: the notifications the streams app builds and the wake-ups, and when the round
-    ended the table set open and the result the scoring app records, with its rating moves. One
-    statement (``play.writes``), two when the round ended: the result is recorded after the ledger
+    ended the table set open and the round's result, lines and rating moves the scoring app counts.
+    One statement (``play.writes``), two when the round ended: the round is counted after the ledger
     rows are written (the ratings lock counts who played them), and the notifications tell it. Then
     what follows on commit: webhook deliveries, reminders, clock tasks."""
     game = locked.game
@@ -806,7 +803,7 @@ def _round_save(locked: LockedRound) -> None:
         writes.move_write(pending)
         pending = writes.MoveWrites()
         if (game.result or {}).get("reason") != "aborted":  # an aborted round never counts, not even as played
-            _round_result, pending.rating_moves = scoring_services.round_result_counted(
+            pending.round_count = scoring_services.round_counted(
                 game=game, seat_players={index: seat.player_id for index, seat in enumerate(locked.seats)},
                 bots={seat.player_id for seat in locked.seats if seat.player.is_bot})
     pending.notifications = stream_services.move_notifications(game=game, seats=locked.seats, moves=locked.appended)

@@ -1,7 +1,7 @@
 """League members and roles: join by invite code, leave, the owner names scorekeepers; who may see a
 league (a private one is shown to its members only) and who may play at its tables.
 
-A member who leaves keeps their rounds (the ledger never forgets) and their past seasons' standings;
+A member who leaves keeps their rounds (round results are never deleted) and their past seasons' standings;
 they no longer play at the league's tables nor appear in its new rounds. The owner cannot leave.
 """
 

@@ -1,5 +1,5 @@
 """League seasons: counting a round (played or recorded) into its season, ending and starting seasons,
-and the replay of a league's whole ledger that ``verify_standings`` and ``standings_recompute`` use.
+and the replay of a league's round results that ``verify_standings`` and ``standings_recompute`` use.
 
 A season is counted in steps: every round that counts, and every correction that counts, is one step of
 the race chart (`RaceStep`) and moves the season's `Standing` rows. The caller holds the league row lock.
@@ -9,7 +9,7 @@ the race chart (`RaceStep`) and moves the season's `Standing` rows. The caller h
   season still pending on the sheet become `void`.
 - The next season starts at once when the league says ``next_season: auto``; otherwise the league is
   `finished` (it takes no rounds) until the owner starts it.
-- Order of the ledger, for the replay: a round's own row at its id; a `SheetMark` (confirmation,
+- Order of the round results, for the replay: a round's own row at its id; a `SheetMark` (confirmation,
   dispute, season) and a `LeagueResignation` after the round they name, in the order they were written.
 """
 
@@ -68,10 +68,11 @@ def _players_named(season: Season, player_ids: Iterable[int]) -> bool:
 
 
 def step_count(*, league: League, round_result: RoundResult, lines: list[PlayerResult],
-               removed: list[PlayerResult] | None = None) -> None:
+               removed: list[PlayerResult] | None = None) -> RaceStep:
     """Count one step of the current season: add `lines` (a round, or a correction) and take out `removed`
     (the lines of the round a correction replaces, when it had counted). Ends the season when a player of
-    the step reached the limit. The caller holds the league row lock."""
+    the step reached the limit. The caller holds the league row lock. Returns the step's race row, unsaved
+    (its round may be unsaved too: a played round's end writes both, ``play.writes``)."""
     season = season_of(league)
     number = season.number
     Standing.objects.bulk_create(
@@ -103,14 +104,15 @@ def step_count(*, league: League, round_result: RoundResult, lines: list[PlayerR
         )
     totals = dict(Standing.objects.filter(league=league, season=number).values_list("player_id", "points"))
     season.steps += 1
-    RaceStep.objects.create(league=league, season=number, step=season.steps, round_id=round_result.pk,
-                            totals={str(pid): points for pid, points in sorted(totals.items())})
+    step = RaceStep(league=league, season=number, step=season.steps, round=round_result,
+                    totals={str(pid): points for pid, points in sorted(totals.items())})
     _players_named(season, [line.player_id for line in lines])
     season.save(update_fields=["steps", "players"])
     loser = limit_loser(league.league_limit,
                         [(totals[line.player_id], line.points, line.rank, line.seat, line.player_id) for line in lines])
     if loser is not None:
         season_end(league=league, season=season, loser_id=loser, at=lines[0].finished_at)
+    return step
 
 
 def season_end(*, league: League, season: Season, loser_id: int | None, at: Any) -> None:
@@ -136,7 +138,7 @@ def season_start(*, league: League, at: Any) -> Season:
 
 
 def last_round_id(league: League) -> int | None:
-    """The league's last round in the ledger: where a mark or resignation written now stands."""
+    """The league's last round result: where a mark or resignation written now stands."""
     return RoundResult.objects.filter(league=league).order_by("-id").values_list("id", flat=True).first()
 
 
@@ -164,7 +166,7 @@ class SeasonReplay:
 
 @dataclass
 class Replay:
-    """A league's seasons, standings, race and sheet rebuilt from the ledger alone."""
+    """A league's seasons, standings, race and sheet rebuilt from the round results alone."""
 
     seasons: dict[int, SeasonReplay] = field(default_factory=dict)
     #: round id -> (season, status, counted)
@@ -241,7 +243,7 @@ class _Replayer:
 
 
 def sheet_replay(*, league: League) -> Replay:
-    """Replay a league's ledger in order: played rounds, recorded rounds and their confirmations, disputes and
+    """Replay a league's round results in order: played rounds, recorded rounds and their confirmations, disputes and
     corrections, resignations and the owner's season marks (see the module docstring)."""
     replayer = _Replayer(league)
     replay = replayer.replay
@@ -317,30 +319,30 @@ def sheet_compare(*, league: League, replay: Replay) -> list[str]:
     for key in sorted(set(stored) | set(wanted)):
         if stored.get(key) != wanted.get(key):
             problems.append(f"league {league.pk} season {key[0]} player {key[1]}: stored {stored.get(key)}, "
-                            f"ledger {wanted.get(key)}")
+                            f"results {wanted.get(key)}")
     current = max(replay.seasons)
     if (league.season, league.status, league.loser_id) != (current, replay.status, replay.loser_id):
         problems.append(f"league {league.pk}: stored season {league.season} {league.status} loser {league.loser_id},"
-                        f" ledger season {current} {replay.status} loser {replay.loser_id}")
+                        f" results season {current} {replay.status} loser {replay.loser_id}")
     seasons = {row[0]: row[1:] for row in Season.objects.filter(league=league).values_list(
         "number", "status", "loser_id", "steps")}
     for number, season in replay.seasons.items():
         want = (season.status, season.loser_id, len(season.steps))
         if seasons.pop(number, None) != want:
-            problems.append(f"league {league.pk} season {number}: stored {seasons.get(number)}, ledger {want}")
-    problems += [f"league {league.pk} season {number}: not in the ledger" for number in seasons]
+            problems.append(f"league {league.pk} season {number}: stored {seasons.get(number)}, results {want}")
+    problems += [f"league {league.pk} season {number}: not in the round results" for number in seasons]
     for round_id, season, status, counted in RoundResult.objects.filter(league=league).values_list(
             "id", "season", "status", "counted"):
         if replay.rounds.get(round_id) != (season, status, counted):
             problems.append(f"league {league.pk} round {round_id}: stored {(season, status, counted)}, "
-                            f"ledger {replay.rounds.get(round_id)}")
+                            f"results {replay.rounds.get(round_id)}")
     steps = {(row[0], row[1]): (row[2], row[3]) for row in RaceStep.objects.filter(league=league).values_list(
         "season", "step", "round_id", "totals")}
     for number, season in replay.seasons.items():
         for index, (round_id, totals) in enumerate(season.steps, start=1):
             if steps.pop((number, index), None) != (round_id, totals):
-                problems.append(f"league {league.pk} season {number} race step {index}: differs from the ledger")
-    problems += [f"league {league.pk} season {key[0]} race step {key[1]}: not in the ledger" for key in steps]
+                problems.append(f"league {league.pk} season {number} race step {index}: differs from the round results")
+    problems += [f"league {league.pk} season {key[0]} race step {key[1]}: not in the round results" for key in steps]
     return problems
 
 

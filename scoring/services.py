@@ -7,21 +7,23 @@ in the transaction of the last move, and keeps the league totals (`Standing`) in
 Concurrency: every write that touches a league's totals first locks the league row
 (`select_for_update`). Two tables of one league that finish at the same moment are therefore
 applied one after the other, the totals use `F()` increments, and the house limit is judged
-on totals that include every earlier round exactly once. Ledger ids are allocated under
+on totals that include every earlier round exactly once. Result ids are allocated under
 that lock, so id order is the order in which rounds were counted (the recompute replays it).
 A resignation is written under the same lock and names the last round before it.
 
-A use case that is its own transaction is ``database_retry.written_once_more``: it runs once more
-when its session dies before the commit.
+A use case that is its own transaction is ``database_retry.written_once_more`` (why:
+``maumau.database_retry``).
 """
 
 from __future__ import annotations
 
 import functools
 import secrets
+from dataclasses import dataclass
 from typing import Any
 
 from django.db import transaction
+from django.db.models import Exists
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
@@ -30,7 +32,7 @@ from games.rule_sets import rule_set_from
 from maumau import database_retry
 from maumau.errors import DomainError, NotFoundError, PermissionDeniedError
 from scoring import ratings, seasons
-from scoring.models import LeagueResignation, PlayerResult, RoundResult, Season, Standing
+from scoring.models import LeagueResignation, PlayerResult, RaceStep, RoundResult, Season, Standing
 from streams import services as stream_services
 
 
@@ -64,29 +66,35 @@ def league_assert_open(*, league: League | None) -> None:
         )
 
 
-@transaction.atomic(savepoint=False)
-def round_result_record(*, game: Any, seat_players: dict[int, int] | None = None,
-                        bots: set[int] | None = None) -> RoundResult:
-    """`round_result_counted`, and its rating moves written at once: a finished round recorded on its own."""
-    round_result, rating_moves = round_result_counted(game=game, seat_players=seat_players, bots=bots)
-    if rating_moves is not None:
-        ratings.rating_moves_write(rating_moves)
-    return round_result
+@dataclass
+class RoundCount:
+    """A finished round as scoring counts it, unsaved, for the move pipeline to write (``play.writes``):
+    the result row, its lines (one per seat; their ``round`` is the unsaved result) and the rating
+    moves (None for a round not rated; they name the result the same way). The league's standings
+    have moved already: they are scoring's own write (see :func:`round_counted`); the season's race step
+    they made (`race_step`, None outside a counted league round) names the result the same way."""
+
+    result: RoundResult
+    lines: list[PlayerResult]
+    rating_moves: ratings.RatingMoves | None = None
+    race_step: RaceStep | None = None
 
 
 @transaction.atomic(savepoint=False)
-def round_result_counted(*, game: Any, seat_players: dict[int, int] | None = None, bots: set[int] | None = None,
-                         ) -> tuple[RoundResult, ratings.RatingMoves | None]:
-    """Write a finished round's result to the ledger once and count it in its league; return it with
-    the moves of its players' ratings, which the caller writes in the same transaction (None for a
-    round not rated).
+def round_counted(*, game: Any, seat_players: dict[int, int] | None = None, bots: set[int] | None = None,
+                  ) -> RoundCount | None:
+    """Count a finished round once: return its result, lines and rating moves unsaved, for the caller
+    to write in the same transaction; None when the round is recorded already (unique per game).
 
     Called by the move pipeline (`play`) inside the transaction of the last move, with the round's
     players by game seat (`seat_players`; read from the table's seats when not given) and which of
-    them are bots (`bots`; read from the players when not given); the pipeline writes the rating
-    moves in the move's own statement. A second call for the same game returns the row already
-    written (unique per game) and no rating moves. No savepoint of its own: a failure here fails the
-    whole move, as it must.
+    them are bots (`bots`; read from the players when not given). No savepoint of its own: a failure
+    here fails the whole move, as it must.
+
+    The league's standings are moved here, under the league lock, and not returned: the limit is
+    judged on the totals the round leaves, read back in this transaction, and a league it finishes is
+    written before the lock is let go; the result rows carry no decision that the writer could get
+    wrong. A league round recorded already is found by the same statement that takes the lock.
 
     Multiplier bonus: for the winner of a round, `multiplier - 1`, i.e. the extra jacks laid
     on the last card (house `final_jacks`); 0 for everyone else and in the other rule sets.
@@ -96,7 +104,10 @@ def round_result_counted(*, game: Any, seat_players: dict[int, int] | None = Non
     table = game.table
     league = None
     if table.league_id is not None:
-        league = League.objects.select_for_update().get(pk=table.league_id)
+        league = (League.objects.select_for_update()
+                  .annotate(recorded=Exists(RoundResult.objects.filter(game_id=game.pk))).get(pk=table.league_id))
+        if league.recorded:
+            return None
     rules_name = game.rules["rules"]
     if seat_players is None:
         position_players = dict(Seat.objects.filter(table_id=table.pk).values_list("position", "player_id"))
@@ -105,55 +116,48 @@ def round_result_counted(*, game: Any, seat_players: dict[int, int] | None = Non
     practice = bool(game.practice)
     if bots is None:
         bots = set(Player.objects.filter(pk__in=seat_players.values(), is_bot=True).values_list("pk", flat=True))
-    # The ratings are locked before the ledger row takes its id (rounds that share a player are rated in
+    # The ratings are locked before the result row takes its id (rounds that share a player are rated in
     # id order). The lock skips a round already written; only a round it did not lock may be one.
     locked_ratings = ratings.ratings_locked(game=game, practice=practice, rules=rules_name,
                                             seat_players=seat_players, bots=bots)
-    if not locked_ratings:
-        existing = RoundResult.objects.filter(game_id=game.pk).first()
-        if existing is not None:
-            return existing, None
+    if not locked_ratings and league is None and RoundResult.objects.filter(game_id=game.pk).exists():
+        return None
 
     result = game.result
     if not result:
         raise ValueError(f"game {game.pk} has no result to record")
-    scoring = game.rules["scoring"]
-    round_multiplier = result["multiplier"]
     finished_at = game.finished_at or timezone.now()
     counted = not practice and (league is None or league.status == League.STATUS_ACTIVE)
-    rated = bool(locked_ratings)
-
     round_result = RoundResult(
         game=game,
         table=table,
         league=league,
         number=game.number,
         rules=rules_name,
-        scoring=scoring,
+        scoring=game.rules["scoring"],
         reason=result["reason"],
         winner_id=seat_players.get(result["winner"]),
-        multiplier=round_multiplier,
+        multiplier=result["multiplier"],
         counted=counted,
+        practice=practice,
+        rated=bool(locked_ratings),
+        finished_at=finished_at,
         season=league.season if league is not None else 1,
         status=RoundResult.COUNTED if counted or league is None else RoundResult.VOID,
-        practice=practice,
-        rated=rated,
-        finished_at=finished_at,
     )
-    round_result.save()
     lines = player_results(round_result=round_result, result=result, seat_players=seat_players,
                            table_id=table.pk, league=league, rules=rules_name, finished_at=finished_at)
-    PlayerResult.objects.bulk_create(lines)
+    race_step = None
     if league is not None and counted:
-        seasons.step_count(league=league, round_result=round_result, lines=lines)
-    if not rated:
-        return round_result, None
-    return round_result, ratings.round_rate(round_result=round_result, lines=lines, ratings=locked_ratings)
+        race_step = seasons.step_count(league=league, round_result=round_result, lines=lines)
+    rating_moves = ratings.round_rate(round_result=round_result, lines=lines, ratings=locked_ratings) \
+        if locked_ratings else None
+    return RoundCount(result=round_result, lines=lines, rating_moves=rating_moves, race_step=race_step)
 
 
 def player_results(*, round_result: RoundResult, result: dict[str, Any], seat_players: dict[int, int],
                    table_id: int, league: League | None, rules: str, finished_at: Any) -> list[PlayerResult]:
-    """The ledger lines of one round, one per seat, from the engine's result (unsaved)."""
+    """The result lines of one round, one per seat, from the engine's result (unsaved)."""
     return [
         PlayerResult(
             round=round_result,
@@ -220,7 +224,7 @@ def league_resign(*, league_id: int, player: Any) -> League:
 
 
 def standings_replay(*, league: League) -> seasons.Replay:
-    """Replay a league's ledger (`scoring.seasons.sheet_replay`)."""
+    """Replay a league's round results (`scoring.seasons.sheet_replay`)."""
     return seasons.sheet_replay(league=league)
 
 
@@ -231,9 +235,9 @@ def standings_compare(*, league: League, replay: seasons.Replay) -> list[str]:
 
 @database_retry.written_once_more
 def league_standings_recompute(*, league_id: int, write: bool = True) -> list[str]:
-    """Rebuild one league's standings, seasons and race from its ledger; return what differed before.
+    """Rebuild one league's standings, seasons and race from its round results; return what differed before.
 
-    With `write`, everything derived from the ledger lines (standings, seasons, race steps, the league's
+    With `write`, everything derived from the result lines (standings, seasons, race steps, the league's
     season/status/loser and the rounds' `season`, `status` and `counted`) is replaced by the replay.
     """
     league = League.objects.select_for_update().get(pk=league_id)

@@ -1,7 +1,7 @@
 """The league's scoresheet: rounds played with real cards, recorded by a scorekeeper.
 
 A recorded round is scored by the engine's own `round_result` (the same code as a played round), from
-the cards left in each hand or from a hand's value in points, and written to the results ledger marked
+the cards left in each hand or from a hand's value in points, and written to the round results marked
 `recorded`. It counts in the league's standings and seasons once another player of the round confirms
 it (or at once, when the league lets its scorekeeper alone count rounds); any player of it may dispute it
 before then, and a disputed round never counts. Nothing is edited in place: a wrong entry is corrected by
@@ -9,7 +9,7 @@ a new entry that names it (`corrects`), which goes through the same confirmation
 entry it corrects no longer does. Recorded rounds never move ratings, statistics or scoreboards.
 
 Every write locks the league row first, so two scorekeepers recording at once both land, one after the
-other, and the ledger's order is the order in which things counted (`scoring.seasons`).
+other, and the round results' order is the order in which things counted (`scoring.seasons`).
 """
 
 from __future__ import annotations
@@ -186,7 +186,8 @@ def _confirmed(league: League, recorded: RoundResult, player: Player) -> None:
                              after_round_id=seasons.last_round_id(league), at=timezone.now())
     recorded.status, recorded.counted = RoundResult.COUNTED, True
     recorded.save(update_fields=["status", "counted"])
-    seasons.step_count(league=league, round_result=recorded, lines=list(recorded.players.all()), removed=removed)
+    seasons.step_count(league=league, round_result=recorded, lines=list(recorded.players.all()),
+                       removed=removed).save()
 
 
 def _player_of_round(recorded: RoundResult, player: Player) -> bool:

@@ -10,8 +10,8 @@ effects outside the database waits for the commit: webhook deliveries' tasks and
 delivers it at commit).
 
 Round starts and joins are told after their commit, in a short transaction of their own. Each
-transaction here is ``database_retry.written_once_more``: it runs once more when its session dies
-before the commit (what leaves the database waits for that commit).
+transaction here is ``database_retry.written_once_more`` (why: ``maumau.database_retry``); what leaves
+the database waits for its commit.
 """
 
 from __future__ import annotations
