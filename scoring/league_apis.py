@@ -191,8 +191,8 @@ class LeagueSeasonExportApi(APIView):
 
 class LeagueRoundsApi(APIView):
     @extend_schema(operation_id="leagues_rounds", summary="A season's rounds, played and recorded",
-                   description="In the order they were written, each with `source` (`played` or `recorded`) and `status`; only "
-                               "`counted` rounds are in the standings. Played rounds carry `game`.",
+                   description="In the order they were written, each with `source` (`played` or `recorded`) "
+                               "and `status`; only `counted` rounds are in the standings. Played rounds carry `game`.",
                    parameters=[SEASON_PARAM, AFTER_PARAM,
                                query_number("limit", f"Page size (default {ROUNDS_PAGE}).", minimum=1,
                                             maximum=SHEET_PAGE_MAX)],
