@@ -227,3 +227,16 @@ def test_more_cards_than_the_deck_holds_and_non_members_are_refused(make_player)
     assert (stranger.status_code, stranger.json()["error"]["code"]) == (400, "player_not_member")
     assert huge_id.status_code == 400
     assert RoundResult.objects.count() == 0
+
+
+@pytest.mark.parametrize(("language", "word"), [("de", "Runde"), ("fr", "manche")])
+def test_sheet_refusals_speak_the_callers_language(make_player, language, word):
+    league, (ada, bert) = league_night(make_player, 2)
+    sheet = recorded(ada, league["id"], [{"player": ada.player_id, "cards": []},
+                                         {"player": bert.player_id, "points": 4}], ada.player_id)
+
+    refused = ada.post(f"/api/v1/leagues/{league['id']}/rounds/{sheet['id']}/confirm", {}, format="json",
+                       HTTP_ACCEPT_LANGUAGE=language)
+
+    assert refused.json()["error"]["code"] == "confirm_not_allowed"
+    assert word in refused.json()["error"]["message"]
