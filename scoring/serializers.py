@@ -291,18 +291,14 @@ class SheetLineInput(StrictSerializer):
 
 
 class RoundRecordInput(StrictSerializer):
-    players = SheetLineInput(many=True, help_text="In seat order; the winner with no cards (or 0 points).")
+    players = SheetLineInput(many=True, max_length=16,
+                             help_text="In seat order; the winner with no cards (or 0 points).")
     winner = serializers.IntegerField(min_value=1, max_value=ID_MAX)
     extra_jacks = serializers.IntegerField(min_value=0, max_value=SHEET_JACKS_MAX, required=False, default=0,
                                            help_text="Extra jacks laid on the last card (house): multiplier = 1 + "
                                                      "extra jacks.")
     corrects = serializers.IntegerField(min_value=1, max_value=ID_MAX, required=False, allow_null=True,
                                         default=None, help_text="The recorded round this entry corrects.")
-
-    def validate_players(self, value: list[Any]) -> list[Any]:
-        if len(value) > 16:
-            raise serializers.ValidationError("At most 16 players.")
-        return value
 
 
 class RoundActionInput(StrictSerializer):

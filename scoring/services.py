@@ -199,8 +199,9 @@ def league_resign(*, league_id: int, player: Any) -> League:
     non-member, 409 once the league is finished or the caller has already resigned it.
     """
     league = League.objects.select_for_update().filter(pk=league_id).first()
-    if league is None:
-        raise NotFoundError()
+    if league is None or (league.visibility == "private"
+                          and not LeagueMember.objects.filter(league=league, player_id=player.pk).exists()):
+        raise NotFoundError()  # a private league is not shown to outsiders
     standing = Standing.objects.filter(league=league, season=league.season, player_id=player.pk).first()
     if standing is None:
         raise PermissionDeniedError(

@@ -27,6 +27,8 @@ def test_a_private_league_is_404_to_outsiders(make_player):
         assert outsider.get(path).status_code == 404, path
         assert bert.get(path).status_code == 200, path
     assert confirm(outsider, lid, sheet["id"]).status_code == 404
+    assert outsider.post(f"/api/v1/leagues/{lid}/resign", {}, format="json").status_code == 404
+    assert outsider.post(f"/api/v1/leagues/{lid}/leave", {}, format="json").status_code == 404
     assert outsider.post("/api/v1/tables", {"rules": "house", "league": lid}, format="json").status_code == 404
     assert outsider.post(f"/api/v1/leagues/{lid}/join", {"code": "guessed"}, format="json").status_code == 404
     assert lid not in [row["id"] for row in outsider.get("/api/v1/leagues").json()]

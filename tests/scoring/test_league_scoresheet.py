@@ -225,7 +225,9 @@ def test_more_cards_than_the_deck_holds_and_non_members_are_refused(make_player)
                      ada.player_id)
     assert (too_many.status_code, too_many.json()["error"]["code"]) == (400, "too_many_cards")
     assert (stranger.status_code, stranger.json()["error"]["code"]) == (400, "player_not_member")
-    assert huge_id.status_code == 400
+    crowd = record(ada, lid, [{"player": ada.player_id, "cards": []}] + [{"player": bert.player_id, "points": 1}] * 16,
+                   ada.player_id)
+    assert huge_id.status_code == 400 and crowd.json()["error"]["code"] == "validation_error"
     assert RoundResult.objects.count() == 0
 
 
