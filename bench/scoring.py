@@ -4,7 +4,7 @@
 
 Runs on the configured database (DATABASE_URL, default SQLite) but in a throwaway database of
 its own (created, migrated and dropped here), so it never touches real data nor a test database
-someone else is using. Most rounds are written in bulk (ledger rows, then `standings_recompute`
+someone else is using. Most rounds are written in bulk (result rows, then `standings_recompute`
 materializes the standings); the last `--live` rounds go through `round_recorded`, the
 path a finishing move takes, and are timed. Then `GET /api/v1/leagues/{id}/standings` is called
 through Django's full stack (token auth, middleware, DRF) and timed, and so are the first and the

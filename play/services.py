@@ -6,9 +6,10 @@ has its own such loop).
 turn, and the turn clock (the expiry tasks, the sweep and a request that finds a passed deadline).
 Its body reads as the pipeline it runs. What follows a move is explicit: the apps above the stored
 game return what a move means for them (the streams app its notifications and wake-ups, the scoring
-app a finished round's rating moves) and the pipeline writes it with the move (``play.writes``, one
-statement on PostgreSQL); the clock tasks and deliveries go out on commit. It returns the round as it
-left it or raises; answering HTTP, and replaying an answer for an Idempotency-Key, is the API's.
+app a finished round's result, lines and rating moves) and the pipeline writes it with the move
+(``play.writes``: one statement on PostgreSQL, two at a round's end); the clock tasks and deliveries
+go out on commit. It returns the round as it left it or raises; answering HTTP, and replaying an
+answer for an Idempotency-Key, is the API's.
 """
 
 from __future__ import annotations
@@ -154,7 +155,7 @@ def _seat_add(table: Table, position: int, player: Player, *, bot_controlled: bo
     """A new seat with its server nonce; the people already at the table are told once it commits."""
     seat = Seat.objects.create(table=table, position=position, player=player, bot_controlled=bot_controlled,
                                entropy=entropy, nonce=secrets.token_hex(16))
-    transaction.on_commit(functools.partial(stream_services.player_joined, seat_id=seat.pk), robust=True)
+    transaction.on_commit(lambda: stream_services.player_joined(seat_id=seat.pk), robust=True)
     return seat
 
 
@@ -346,7 +347,8 @@ def round_start(*, table_id: int, player: Player, seed: Any = None, setup: Any =
     table.rounds_started += 1
     table.status = "playing"
     table.save(update_fields=["rounds_started", "status", "next_seed", "next_commitment"])
-    transaction.on_commit(functools.partial(stream_services.round_started, game_id=game.pk), robust=True)
+    # A lambda, not a partial: Django names a robust callback that failed by its __qualname__.
+    transaction.on_commit(lambda: stream_services.round_started(game_id=game.pk), robust=True)
     tasks.clock_tasks_schedule(game)
     if any(s.bot_controlled for s in seats):
         move_submit(game_id=game.pk, actor="bot", action=None)

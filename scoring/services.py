@@ -17,7 +17,6 @@ A use case that is its own transaction is ``database_retry.written_once_more`` (
 
 from __future__ import annotations
 
-import functools
 import secrets
 from dataclasses import dataclass
 from typing import Any
@@ -220,7 +219,7 @@ def league_resign(*, league_id: int, player: Any) -> League:
     Standing.objects.filter(pk=standing.pk).update(resigned=True, updated_at=now)
     if league.league_limit:
         seasons.season_end(league=league, season=seasons.season_of(league), loser_id=player.pk, at=now)
-        transaction.on_commit(functools.partial(stream_services.league_over, league_id=league.pk), robust=True)
+        transaction.on_commit(lambda: stream_services.league_over(league_id=league.pk), robust=True)
     return league
 
 

@@ -6,7 +6,8 @@ import pytest
 from scoring_helpers import finish_game, scored, table_for
 
 from play.writes import round_recorded
-from scoring.models import PlayerResult, RoundResult, Standing
+from scoring.models import PlayerResult, Rating, RatingPoint, RoundResult, Standing
+from scoring.services import round_counted
 
 pytestmark = pytest.mark.django_db
 
@@ -102,3 +103,24 @@ def test_a_table_without_league_touches_no_standings(players, make_table):
     round_result = round_recorded(game=finish_game(table, scored([[], ["JD"]], "points", 0)))
     assert round_result.league_id is None and round_result.counted
     assert not Standing.objects.exists()
+
+
+def test_counting_a_round_returns_its_rows_unsaved(players, league_of):
+    """Scoring alone: ``round_counted`` writes none of the round's rows (the move pipeline does): its
+    league's standings move, under the league lock, and its players' ratings are locked (created at the
+    initial values where missing) but not moved; the lines and rating rows name the unsaved result."""
+    league = league_of("house")
+    ada, bert = players(2)
+    game = finish_game(table_for([ada, bert], league), scored([[], ["KH"]], "points", 0))
+
+    count = round_counted(game=game)
+
+    assert count is not None and count.result.pk is None and count.result.rated
+    assert [(line.round is count.result, line.pk, line.points) for line in count.lines] == [(True, None, 0),
+                                                                                           (True, None, 4)]
+    assert count.rating_moves is not None
+    assert all(point.round is count.result for point in count.rating_moves.points)
+    assert all(rating.last_round is count.result for rating in count.rating_moves.ratings)
+    assert not RoundResult.objects.exists() and not PlayerResult.objects.exists()
+    assert not RatingPoint.objects.exists() and set(Rating.objects.values_list("rounds", flat=True)) == {0}
+    assert Standing.objects.get(league=league, player=bert).points == 4
