@@ -109,3 +109,21 @@ def test_the_standings_and_race_reads_take_three_queries_whatever_the_rounds(mak
     assert ada.get(f"/api/v1/leagues/{lid}/seasons/1/export?format=xml").status_code == 400
     assert ada.get(f"/api/v1/leagues/{lid}/race?limit=100000").status_code == 400
     assert ada.get(f"/api/v1/leagues/{lid}/seasons/99999999999/standings").status_code == 404
+
+
+def test_the_admin_shows_a_leagues_members_seasons_and_sheet(make_player):
+    from django.contrib.auth.models import User
+    from django.test import Client
+
+    league, (ada, bert) = league_night(make_player, 2)
+    recorded(ada, league["id"], [{"player": ada.player_id, "cards": []}, {"player": bert.player_id, "points": 5}],
+             ada.player_id)
+    User.objects.create_superuser("root", "root@example.com", "pw")
+    admin = Client()
+    assert admin.login(username="root", password="pw")
+
+    page = admin.get(f"/admin/games/league/{league['id']}/change/")
+
+    assert page.status_code == 200
+    assert "owner" in page.content.decode()
+    assert admin.get("/admin/scoring/roundresult/?source=recorded").status_code == 200
