@@ -1,11 +1,13 @@
 """Round results, league standings and ratings.
 
 `RoundResult` + `PlayerResult` are the round results: written once per finished round, in the
-transaction of the last move, never updated. `Standing` is a materialized sum of the results
-per (league, player), kept in step by `scoring.services.round_counted` so the standings read
-is one query; `standings_recompute` rebuilds it from the round results and `verify_standings`
-proves that the two agree. `LeagueResignation` is the results' third kind of row: a player
-leaving a league, in order with the rounds.
+transaction of the last move, never updated (a round recorded on a league's scoresheet is written
+by `scoring.sheet`; only its derived `status` and `counted` move). `Standing` is a materialized sum
+of the results per (league, season, player), kept in step by `scoring.seasons.step_count` so the
+standings read is one query; `standings_recompute` rebuilds it from the round results and
+`verify_standings` proves that the two agree. `LeagueResignation` and `SheetMark` (a recorded
+round's confirmation or dispute, the owner's next season) are the results' other rows, in order
+with the rounds; `Season` and `RaceStep` are derived like the standings.
 
 `Rating` (one per player and rule set) and `RatingPoint` (one per player and rated round) are
 derived from the round results the same way: `scoring.ratings` rates a round in the transaction that
