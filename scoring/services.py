@@ -1,8 +1,9 @@
-"""Scoring use cases: create a league, guard it, record a finished round, resign a league,
+"""Scoring use cases: create a league, guard it, count a finished round, resign a league,
 recompute standings.
 
-The engine already scores a round (`state.result`); this module persists that result once,
-in the transaction of the last move, and keeps the league totals (`Standing`) in step.
+The engine already scores a round (`state.result`); this module turns it into the round's result
+rows once, in the transaction of the last move, and returns them for the move pipeline to write
+(`round_counted`, written by ``play.writes``); it keeps the league totals (`Standing`) in step itself.
 
 Concurrency: every write that touches a league's totals first locks the league row
 (`select_for_update`). Two tables of one league that finish at the same moment are therefore
