@@ -883,9 +883,13 @@ class Drill:
                    for index, server in ((i, ("uvicorn", "gunicorn")[i % 2]) for i in range(args.tables))]
         with ThreadPoolExecutor(len(persons)) as pool:
             list(pool.map(Person.sign_up, persons))
-            league = persons[0].must("POST", "/api/v1/leagues", {"name": "Drill league", "rules": "classic",
-                                                                  "options": {"turn_seconds": args.turn_seconds}},
-                                     expect=(201,))["id"]
+            made = persons[0].must("POST", "/api/v1/leagues", {"name": "Drill league", "rules": "classic",
+                                                                "options": {"turn_seconds": args.turn_seconds}},
+                                   expect=(201,))
+            league = made["id"]
+            # only members play at a league's tables: every person joins it with its invite code first
+            list(pool.map(lambda p: p.must("POST", f"/api/v1/leagues/{league}/join", {"code": made["invite_code"]},
+                                           expect=(200,)), persons[1:]))
             # the classic tables play in the league
             list(pool.map(lambda p: p.table_open(league if p.rules == "classic" else None), persons))
         started = time.monotonic()

@@ -1,4 +1,4 @@
-"""Benchmark: league standings with 10,000 rounds and 50 players.
+"""Benchmark: league standings and the race chart with 10,000 rounds in a season and 50 players.
 
     python -m bench.scoring [--rounds 10000] [--players 50] [--requests 200] [--live 200]
 
@@ -7,10 +7,11 @@ its own (created, migrated and dropped here), so it never touches real data nor 
 someone else is using. Most rounds are written in bulk (result rows, then `standings_recompute`
 materializes the standings); the last `--live` rounds go through `round_recorded`, the
 path a finishing move takes, and are timed. Then `GET /api/v1/leagues/{id}/standings` is called
-through Django's full stack (token auth, middleware, DRF) and timed.
+through Django's full stack (token auth, middleware, DRF) and timed, and so are the first and the
+last page of `GET /api/v1/leagues/{id}/race` (500 steps, every player's total after each round).
 
 Prints one JSON object. Goal: median under 50 ms, at most three queries (token, league,
-standings), whatever the number of rounds.
+standings or race steps), whatever the number of rounds.
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ from bench import harness
 GOAL_MEDIAN_MS = 50.0
 GOAL_QUERIES = 3
 PLAYERS_PER_TABLE = 5
+#: The race chart's page read (its default page size).
+RACE_PAGE = 500
 
 
 def _ms(seconds: float) -> float:
@@ -153,14 +156,11 @@ def _populate(rounds: int, players: int, live: int, rng: random.Random) -> tuple
     return league, token, record_times, recompute_seconds
 
 
-def _measure(league: Any, token: str, requests: int) -> dict[str, Any]:
+def _timed(client: Any, url: str, requests: int) -> tuple[list[float], int, Any]:
+    """Warm up, count one request's queries, then time `requests` of them."""
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
-    from rest_framework.test import APIClient
 
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
-    url = f"/api/v1/leagues/{league.pk}/standings"
     for _ in range(5):  # warm-up: URL resolver, connection, caches
         assert client.get(url).status_code == 200
     with CaptureQueriesContext(connection) as queries:
@@ -173,13 +173,37 @@ def _measure(league: Any, token: str, requests: int) -> dict[str, Any]:
         response = client.get(url)
         times.append(time.perf_counter() - started)
         assert response.status_code == 200
-    return {
+    return times, query_count, body
+
+
+def _measure(league: Any, token: str, requests: int) -> dict[str, Any]:
+    from rest_framework.test import APIClient
+
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
+    times, query_count, body = _timed(client, f"/api/v1/leagues/{league.pk}/standings", requests)
+    figures = {
         "standings_median_ms": _ms(statistics.median(times)),
         "standings_p95_ms": _ms(harness.percentile(times, 0.95) or 0.0),
         "standings_queries": query_count,
         "standings_lines": len(body["standings"]),
         "rounds_in_standings": sum(line["rounds"] for line in body["standings"]) // PLAYERS_PER_TABLE,
     }
+    # The race chart: its first page and its last (every player's total after each of the season's rounds).
+    times, query_count, body = _timed(client, f"/api/v1/leagues/{league.pk}/race?limit={RACE_PAGE}", requests)
+    steps = figures["rounds_in_standings"]
+    last_times, last_queries, last = _timed(
+        client, f"/api/v1/leagues/{league.pk}/race?limit={RACE_PAGE}&after={max(0, steps - RACE_PAGE)}", requests)
+    figures.update({
+        "race_page": RACE_PAGE,
+        "race_first_page_median_ms": _ms(statistics.median(times)),
+        "race_first_page_p95_ms": _ms(harness.percentile(times, 0.95) or 0.0),
+        "race_last_page_median_ms": _ms(statistics.median(last_times)),
+        "race_queries": max(query_count, last_queries),
+        "race_steps_on_a_page": len(body["results"]),
+        "race_last_step": last["results"][-1]["round"] if last["results"] else 0,
+    })
+    return figures
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -203,7 +227,7 @@ def main(argv: list[str] | None = None) -> int:
         populate_seconds = time.perf_counter() - started
         figures = _measure(league, token, args.requests)
     report = {
-        "benchmark": "league standings endpoint",
+        "benchmark": "league standings and race endpoints",
         "database": connection.vendor,
         "debug": settings.DEBUG,
         "rounds": args.rounds,
@@ -214,7 +238,9 @@ def main(argv: list[str] | None = None) -> int:
         "recompute_ms": _ms(recompute_seconds),
         "populate_s": round(populate_seconds, 2),
         "goal": {"median_ms_below": GOAL_MEDIAN_MS, "queries_at_most": GOAL_QUERIES},
-        "goal_met": figures["standings_median_ms"] < GOAL_MEDIAN_MS and figures["standings_queries"] <= GOAL_QUERIES,
+        "goal_met": all(figures[f"{read}_median_ms"] < GOAL_MEDIAN_MS for read in
+                        ("standings", "race_first_page", "race_last_page"))
+        and max(figures["standings_queries"], figures["race_queries"]) <= GOAL_QUERIES,
     }
     print(json.dumps(report, indent=2))
     return 0 if report["goal_met"] else 1

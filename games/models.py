@@ -57,6 +57,8 @@ class League(models.Model):
     STATUS_ACTIVE = "active"
     STATUS_FINISHED = "finished"
     STATUS_CHOICES = [(STATUS_ACTIVE, "active"), (STATUS_FINISHED, "finished")]
+    VISIBILITY = [("public", "public"), ("private", "private")]
+    NEXT_SEASON = [("auto", "auto"), ("owner", "owner")]
 
     name = models.CharField(max_length=100)
     rules = models.CharField(max_length=16, choices=RULE_SET_CHOICES)
@@ -70,6 +72,16 @@ class League(models.Model):
     )
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    #: ``private``: the league, its standings and its sheet are shown to its members only (404 to others).
+    visibility = models.CharField(max_length=8, choices=VISIBILITY, default="public")
+    #: The secret of the invite link: a player who has it joins; shown to members only.
+    invite_code = models.CharField(max_length=32, blank=True, default="")
+    #: The current season (from 1). `status`, `loser` and `finished_at` above are the current season's.
+    season = models.PositiveIntegerField(default=1)
+    #: Whether the next season starts by itself when one ends at the limit (``auto``) or when the owner starts it.
+    next_season = models.CharField(max_length=8, choices=NEXT_SEASON, default="owner")
+    #: Whether a recorded round counts once its scorekeeper recorded it, without another player's confirmation.
+    scorekeeper_alone = models.BooleanField(default=False)
 
     class Meta:
         db_table = "scoring_league"  # the table kept its name when the model moved down from scoring
@@ -91,6 +103,34 @@ class League(models.Model):
     @property
     def is_finished(self) -> bool:
         return self.status == self.STATUS_FINISHED
+
+
+class LeagueMember(models.Model):
+    """A player's membership of a league: who plays at its tables and appears on its sheet.
+
+    The creator is the ``owner``; the owner names ``scorekeeper``s (they record rounds played with real
+    cards); everyone else is a ``member``. Leaving sets ``left_at``: the row stays, as do their rounds;
+    joining again clears it.
+    """
+
+    ROLES = [("owner", "owner"), ("scorekeeper", "scorekeeper"), ("member", "member")]
+
+    league = models.ForeignKey(League, on_delete=models.CASCADE, related_name="members")
+    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="league_memberships")
+    role = models.CharField(max_length=12, choices=ROLES, default="member")
+    joined_at = models.DateTimeField(default=timezone.now)
+    left_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [models.UniqueConstraint(fields=["league", "player"], name="games_leaguemember_league_player")]
+
+    def __str__(self) -> str:
+        return f"player {self.player_id} {self.role} of league {self.league_id}"
+
+    @property
+    def keeps_score(self) -> bool:
+        return self.left_at is None and self.role in ("owner", "scorekeeper")
 
 
 class Table(models.Model):

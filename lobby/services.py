@@ -89,7 +89,7 @@ def seek_create(*, player: Player, rules: str, players: int, options: dict[str, 
     if not rule_set.min_players <= players <= rule_set.max_players:
         raise ValidationFailed(message=_("players is out of range for these rules."),
                                details={"field": "players", "min": rule_set.min_players, "max": rule_set.max_players})
-    game_services.league_for_table(league_id, rule_set)
+    game_services.league_for_table(league_id, rule_set, player=player)
     effective = rule_set.to_json()
     pool = pool_of(rules=rule_set.name, options=effective, players=players, league_id=league_id)
     now = timezone.now()

@@ -27,6 +27,11 @@ ERROR_CODES = [
     "league_finished", "league_resigned", "illegal_move", "idempotency_key_reused", "idempotency_in_progress",
     "throttled", "server_error", "service_unavailable",
     "too_many_seeks", "already_challenged", "too_many_challenges",
+    "league_members_only", "not_a_league_member", "invite_code_wrong", "owner_cannot_leave", "not_league_owner",
+    "owner_role", "not_scorekeeper", "too_few_players", "player_twice", "winner_not_in_round", "sheet_line",
+    "winner_has_cards", "card_not_in_deck", "points_out_of_range", "card_twice", "too_many_cards", "extra_jacks",
+    "player_not_member", "correction_stale", "round_not_pending", "confirm_not_allowed", "season_running",
+    "season_empty",
 ]
 _FIELD_ERRORS = {"type": "object", "additionalProperties": {}, "description": "A free map: each refused field "
                  "(a nested object for a nested field) and what is wrong with it."}

@@ -43,6 +43,7 @@ from maumau.errors import (
     ValidationFailed,
 )
 from play import tasks, writes
+from scoring import members
 from scoring import services as scoring_services
 from streams import channels
 from streams import services as stream_services
@@ -79,7 +80,7 @@ def table_create(
             message=_("max_players is out of range for these rules."),
             details={"field": "max_players", "min": rule_set.min_players, "max": rule_set.max_players},
         )
-    league = league_for_table(league_id, rule_set)
+    league = league_for_table(league_id, rule_set, player=host)
     table = Table(host=host, rules=rule_set.name, options=rule_set.to_json(), max_players=max_players,
                   league=league, visibility=visibility, spectators=spectators, spectator_delay=spectator_delay,
                   invite_code=secrets.token_urlsafe(12))
@@ -89,13 +90,15 @@ def table_create(
     return table
 
 
-def league_for_table(league_id: int | None, rule_set: engine.RuleSet) -> League | None:
-    """The league a new table (or a seek's table) plays for: it exists, is running and has these rules."""
+def league_for_table(league_id: int | None, rule_set: engine.RuleSet, *, player: Player) -> League | None:
+    """The league a new table (or a seek's table) plays for: it exists (and is shown to ``player``), is
+    running, has these rules, and ``player`` is one of its members (only members play at its tables)."""
     if league_id is None:
         return None
     league = League.objects.filter(pk=league_id).first()
-    if league is None:
+    if league is None or (league.visibility == "private" and members.membership(league=league, player=player) is None):
         raise NotFoundError(details={"field": "league"})
+    members.league_seat_check(league_id=league.pk, player=player)
     if league.status != "active":
         raise ConflictError("table_state", _("This league is over."), details={"reason": "league_finished"})
     if league.rules != rule_set.name:
@@ -180,6 +183,7 @@ def table_join(*, table_id: int, player: Player, entropy: str | None = None, inv
         raise ConflictError("already_seated", details={"position": mine.position})
     if sum(1 for s in seats if not s.left) >= table.max_players:
         raise ConflictError("table_full", details={"max_players": table.max_players})
+    members.league_seat_check(league_id=table.league_id, player=player)  # only members play at a league's tables
     if mine is not None:
         mine.left = False
         mine.bot_controlled = False
@@ -225,6 +229,7 @@ def table_bot_add(*, table_id: int, player: Player, level: str) -> Table:
     seats = list(table.seats.all())
     if sum(1 for s in seats if not s.left) >= table.max_players:
         raise ConflictError("table_full", details={"max_players": table.max_players})
+    members.league_seat_check(league_id=table.league_id, player=player)  # a member seats the league's bots
     position = max((s.position for s in seats), default=-1) + 1
     bot = Player.objects.create(name=f"Bot {position} ({level})", is_bot=True, bot_level=level)
     _seat_add(table, position, bot, bot_controlled=True)

@@ -1,8 +1,8 @@
 """The one writer of a move's statement: the ledger rows a request appended, the game row as they
 left it, the table set open when the round ended, and what the apps above the stored game returned
 for them: the streams app's notifications and wake-ups, the scoring app's round count (the round's
-result, its lines and its rating moves, ``scoring.services.round_counted``). Those apps build their
-rows and leave the writing to the pipeline, so each can be run and tested alone and a move still
+result, its lines, its rating moves and a league round's race step, ``scoring.services.round_counted``).
+Those apps build their rows and leave the writing to the pipeline, so each can be run and tested alone and a move still
 writes in one place.
 
 One write stays with scoring: a league's standings (a materialized sum per league and player). They
@@ -52,11 +52,12 @@ MOVE_SQL = (
     "UPDATE games_table SET status = 'open' WHERE id = %s::bigint AND status = 'playing' RETURNING 1), "
     "result AS ("
     "INSERT INTO scoring_roundresult (game_id, table_id, league_id, number, rules, scoring, reason, winner_id,"
-    " multiplier, counted, practice, rated, finished_at)"
+    " multiplier, counted, practice, rated, finished_at, source, season, status)"
     " SELECT game_id, table_id, league_id, number, rules, scoring, reason, winner_id, multiplier, counted,"
-    " practice, rated, finished_at FROM jsonb_to_recordset(%s::jsonb) AS r(game_id bigint, table_id bigint,"
-    " league_id bigint, number integer, rules text, scoring text, reason text, winner_id bigint,"
-    " multiplier integer, counted boolean, practice boolean, rated boolean, finished_at timestamptz)"
+    " practice, rated, finished_at, source, season, status FROM jsonb_to_recordset(%s::jsonb) AS r(game_id bigint,"
+    " table_id bigint, league_id bigint, number integer, rules text, scoring text, reason text, winner_id bigint,"
+    " multiplier integer, counted boolean, practice boolean, rated boolean, finished_at timestamptz, source text,"
+    " season integer, status text)"
     " RETURNING id), "
     "lines AS ("
     "INSERT INTO scoring_playerresult (round_id, player_id, table_id, league_id, rules, seat, rank, cards_left,"
@@ -66,6 +67,11 @@ MOVE_SQL = (
     " FROM result, jsonb_to_recordset(%s::jsonb) AS l(player_id bigint, table_id bigint, league_id bigint,"
     " rules text, seat integer, rank integer, cards_left integer, raw_points integer, multiplier integer,"
     " points integer, won boolean, multiplier_bonus integer, practice boolean, finished_at timestamptz)"
+    " RETURNING id), "
+    "race AS ("
+    "INSERT INTO scoring_racestep (league_id, season, step, round_id, totals)"
+    " SELECT s.league_id, s.season, s.step, result.id, s.totals FROM result, jsonb_to_recordset(%s::jsonb)"
+    " AS s(league_id bigint, season integer, step integer, totals jsonb)"
     " RETURNING id), "
     "notes AS ("
     "INSERT INTO streams_notification (player_id, kind, table_id, game_id, data, created_at)"
@@ -86,7 +92,8 @@ MOVE_SQL = (
     "wake AS (SELECT pg_notify(%s::text, topic) FROM unnest(%s::text[]) AS topic) "
     "SELECT (SELECT array_agg(id ORDER BY id) FROM moves), (SELECT count(*) FROM game),"
     " (SELECT id FROM result), (SELECT array_agg(id ORDER BY id) FROM lines),"
-    " (SELECT array_agg(id ORDER BY id) FROM notes), (SELECT count(*) FROM rated), (SELECT count(*) FROM wake)"
+    " (SELECT array_agg(id ORDER BY id) FROM notes), (SELECT count(*) FROM rated), (SELECT count(*) FROM wake),"
+    " (SELECT id FROM race)"
 )
 
 #: The game row's fields a move changes (all written, the unchanged with the values they have).
@@ -145,7 +152,8 @@ def _rows(objects: Any, names: tuple[str, ...]) -> Any:
 MOVE_COLUMNS = ("game_id", "seq", "actor", "seat", "player_id", "action", "events", "created_at", "prev_hash",
                 "hash")
 RESULT_COLUMNS = ("game_id", "table_id", "league_id", "number", "rules", "scoring", "reason", "winner_id",
-                  "multiplier", "counted", "practice", "rated", "finished_at")
+                  "multiplier", "counted", "practice", "rated", "finished_at", "source", "season", "status")
+RACE_COLUMNS = ("league_id", "season", "step", "totals")
 LINE_COLUMNS = ("player_id", "table_id", "league_id", "rules", "seat", "rank", "cards_left", "raw_points",
                 "multiplier", "points", "won", "multiplier_bonus", "practice", "finished_at")
 NOTE_COLUMNS = ("player_id", "kind", "table_id", "game_id", "data", "created_at")
@@ -164,11 +172,12 @@ def _written_as_one(writes: MoveWrites) -> None:
         row = [None] * 10
     params = [_rows(writes.moves, MOVE_COLUMNS), *row, writes.table_opened,
               _rows([count.result] if count else [], RESULT_COLUMNS), _rows(count.lines if count else [], LINE_COLUMNS),
+              _rows([count.race_step] if count and count.race_step else [], RACE_COLUMNS),
               _rows(writes.notifications, NOTE_COLUMNS), _rows(ratings, RATING_COLUMNS),
               _rows(rated.points if rated else [], POINT_COLUMNS), PG_CHANNEL, list(writes.wake)]
     with sql.cursor() as c:
         c.execute(MOVE_SQL, params)
-        move_ids, games, result_id, line_ids, note_ids, ratings_moved, _woken = c.fetchone()
+        move_ids, games, result_id, line_ids, note_ids, ratings_moved, _woken, race_id = c.fetchone()
     if games != (game is not None) or ratings_moved != len(ratings) or (result_id is not None) != (count is not None):
         raise DatabaseError(f"expected to update {int(game is not None)} game and {len(ratings)} ratings and to "
                             f"insert {int(count is not None)} result, found {games}, {ratings_moved} and {result_id}")
@@ -179,6 +188,9 @@ def _written_as_one(writes: MoveWrites) -> None:
         _ids_set(count.lines, line_ids or [])
         for line in count.lines:
             line.round_id = result_id
+        if count.race_step is not None:
+            _ids_set([count.race_step], [race_id])
+            count.race_step.round_id = result_id
         for rating in ratings:
             rating.last_round_id = result_id
         for point in rated.points if rated else ():
@@ -206,6 +218,8 @@ def _written_by_the_orm(writes: MoveWrites) -> None:
     if count is not None:
         count.result.save()  # the lines and rating rows name it: they take its id as they are written
         PlayerResult.objects.bulk_create(count.lines)
+        if count.race_step is not None:  # the season's race step of a counted league round
+            count.race_step.save()
         if count.rating_moves is not None:
             Rating.objects.bulk_update(count.rating_moves.ratings, RatingMoves.FIELDS)
             RatingPoint.objects.bulk_create(count.rating_moves.points)

@@ -2,15 +2,16 @@
 
 from django.contrib import admin
 
-from games.models import League
-from scoring.models import LeagueResignation, PlayerResult, RoundResult, Standing
+from games.models import League, LeagueMember
+from scoring.models import LeagueResignation, PlayerResult, RoundResult, Season, Standing
 
 
 class StandingInline(admin.TabularInline):
     model = Standing
     extra = 0
     can_delete = False
-    readonly_fields = ["player", "rounds", "wins", "points", "multiplier_bonus", "resigned", "updated_at"]
+    readonly_fields = ["season", "player", "rounds", "wins", "points", "multiplier_bonus", "biggest_round", "resigned",
+                       "updated_at"]
 
     def has_add_permission(self, request, obj=None) -> bool:  # type: ignore[no-untyped-def]
         return False
@@ -27,14 +28,38 @@ class ResignationInline(admin.TabularInline):
         return False
 
 
+class MemberInline(admin.TabularInline):
+    """Members and roles: the owner changes roles through the API; the admin shows them."""
+
+    model = LeagueMember
+    extra = 0
+    can_delete = False
+    fields = ["player", "role", "joined_at", "left_at"]
+    readonly_fields = fields
+
+    def has_add_permission(self, request, obj=None) -> bool:  # type: ignore[no-untyped-def]
+        return False
+
+
+class SeasonInline(admin.TabularInline):
+    model = Season
+    extra = 0
+    can_delete = False
+    fields = ["number", "status", "started_at", "finished_at", "loser", "steps"]
+    readonly_fields = fields
+
+    def has_add_permission(self, request, obj=None) -> bool:  # type: ignore[no-untyped-def]
+        return False
+
+
 @admin.register(League)
 class LeagueAdmin(admin.ModelAdmin):
     list_display = ["id", "name", "rules", "status", "loser", "created_at", "finished_at"]
     list_filter = ["rules", "status"]
     search_fields = ["name"]
-    readonly_fields = ["status", "loser", "finished_at", "created_at"]
+    readonly_fields = ["status", "loser", "finished_at", "created_at", "season"]
     raw_id_fields = ["created_by"]
-    inlines = [StandingInline, ResignationInline]
+    inlines = [MemberInline, SeasonInline, StandingInline, ResignationInline]
 
 
 class PlayerResultInline(admin.TabularInline):
@@ -50,8 +75,9 @@ class PlayerResultInline(admin.TabularInline):
 
 @admin.register(RoundResult)
 class RoundResultAdmin(admin.ModelAdmin):
-    list_display = ["id", "game", "table", "league", "rules", "reason", "winner", "multiplier", "counted"]
-    list_filter = ["rules", "reason", "counted"]
+    list_display = ["id", "game", "table", "league", "season", "source", "status", "rules", "reason", "winner",
+                    "multiplier", "counted"]
+    list_filter = ["rules", "reason", "counted", "source", "status"]
     inlines = [PlayerResultInline]
 
     def has_change_permission(self, request, obj=None) -> bool:  # type: ignore[no-untyped-def]

@@ -48,14 +48,15 @@ class LeagueListApi(APIView):
     @extend_schema(
         operation_id="leagues_list",
         summary="List leagues",
-        parameters=[OpenApiParameter("mine", bool, description="Only leagues the caller created or played in "
-                                                                "(`true` or `false`).")],
+        parameters=[OpenApiParameter("mine", bool, description="Only leagues the caller is a member of "
+                                                                "(`true` or `false`); else public leagues and "
+                                                                "the caller's own.")],
         responses={200: LeagueOutput(many=True), **errors(400, 401)},
         tags=["leagues"],
     )
     def get(self, request: Request) -> Response:
         mine = query_bool(request.query_params.get("mine"), "mine")
-        leagues = selectors.league_list(player=request.user.player if mine else None)[:200]
+        leagues = selectors.league_list(player=request.user.player, mine=bool(mine))[:200]
         return Response([league_data(league) for league in leagues])
 
     @extend_schema(
@@ -79,7 +80,8 @@ class LeagueListApi(APIView):
         data = LeagueCreateInput(data=request.data)
         data.is_valid(raise_exception=True)
         league = services.league_create(**data.validated_data, created_by=request.user.player)
-        return Response(database_retry.read_once_more(lambda: league_data(selectors.league_get(league_id=league.pk))),
+        return Response(database_retry.read_once_more(
+            lambda: league_data(selectors.league_get(league_id=league.pk, viewer=request.user.player))),
                         status=201)
 
 
@@ -91,14 +93,16 @@ class LeagueDetailApi(APIView):
         tags=["leagues"],
     )
     def get(self, request: Request, league_id: int) -> Response:
-        return Response(league_data(selectors.league_get(league_id=league_id)))
+        return Response(league_data(selectors.league_get(league_id=league_id, viewer=request.user.player)))
 
 
 
-def _resigned_answer(league_id: int) -> dict[str, Any]:
-    """The league and its standings after a resignation, read after its commit."""
-    league = selectors.league_get(league_id=league_id)
-    return {"league": league_data(league), "standings": selectors.league_standings(league=league)}
+def _resigned_answer(league_id: int, viewer: Any) -> dict[str, Any]:
+    """The league and its current season's standings as `viewer` sees them (after a resignation: read after
+    its commit)."""
+    league = selectors.league_get(league_id=league_id, viewer=viewer)
+    return {"league": league_data(league), "season": league.season,
+            "standings": selectors.league_standings(league=league)}
 
 
 class LeagueStandingsApi(APIView):
@@ -114,7 +118,7 @@ class LeagueStandingsApi(APIView):
         tags=["leagues"],
     )
     def get(self, request: Request, league_id: int) -> Response:
-        return Response(database_retry.read_once_more(_resigned_answer, league_id))
+        return Response(database_retry.read_once_more(_resigned_answer, league_id, request.user.player))
 
 
 class LeagueResignApi(APIView):
@@ -136,7 +140,7 @@ class LeagueResignApi(APIView):
     def post(self, request: Request, league_id: int) -> Response:
         validated(LeagueResignInput, request)
         services.league_resign(league_id=league_id, player=request.user.player)
-        return Response(database_retry.read_once_more(_resigned_answer, league_id))
+        return Response(database_retry.read_once_more(_resigned_answer, league_id, request.user.player))
 
 
 class TableScoreboardApi(APIView):

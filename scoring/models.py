@@ -1,11 +1,13 @@
 """Round results, league standings and ratings.
 
 `RoundResult` + `PlayerResult` are the round results: written once per finished round, in the
-transaction of the last move, never updated. `Standing` is a materialized sum of the results
-per (league, player), kept in step by `scoring.services.round_counted` so the standings read
-is one query; `standings_recompute` rebuilds it from the round results and `verify_standings`
-proves that the two agree. `LeagueResignation` is the results' third kind of row: a player
-leaving a league, in order with the rounds.
+transaction of the last move, never updated (a round recorded on a league's scoresheet is written
+by `scoring.sheet`; only its derived `status` and `counted` move). `Standing` is a materialized sum
+of the results per (league, season, player), kept in step by `scoring.seasons.step_count` so the
+standings read is one query; `standings_recompute` rebuilds it from the round results and
+`verify_standings` proves that the two agree. `LeagueResignation` and `SheetMark` (a recorded
+round's confirmation or dispute, the owner's next season) are the results' other rows, in order
+with the rounds; `Season` and `RaceStep` are derived like the standings.
 
 `Rating` (one per player and rule set) and `RatingPoint` (one per player and rated round) are
 derived from the round results the same way: `scoring.ratings` rates a round in the transaction that
@@ -32,10 +34,33 @@ class RoundResult(models.Model):
     totals, statistics or ratings (`rated` is False for it).
     """
 
-    game = models.OneToOneField("games.Game", on_delete=models.PROTECT, related_name="round_result")
-    table = models.ForeignKey("games.Table", on_delete=models.PROTECT, related_name="round_results")
+    COUNTED, PENDING, DISPUTED, CORRECTED, VOID = "counted", "pending", "disputed", "corrected", "void"
+    SOURCES = [("played", "played"), ("recorded", "recorded")]
+    SHEET_STATUSES = [("counted", "counted"), ("pending", "pending"), ("disputed", "disputed"),
+                      ("corrected", "corrected"), ("void", "void")]
+
+    #: Null for a `recorded` round (played with real cards, written on the league's scoresheet).
+    game = models.OneToOneField("games.Game", null=True, blank=True, on_delete=models.PROTECT,
+                                related_name="round_result")
+    table = models.ForeignKey("games.Table", null=True, blank=True, on_delete=models.PROTECT,
+                              related_name="round_results")
     league = models.ForeignKey("games.League", null=True, blank=True, on_delete=models.PROTECT,
                                related_name="round_results")
+    #: `played` through the service, or `recorded` by a scorekeeper (`scoring.sheet`). Recorded rounds
+    #: count in league standings and seasons, never in ratings, statistics or scoreboards.
+    source = models.CharField(max_length=8, choices=SOURCES, default="played")
+    #: The league season the round belongs to (1 outside a league).
+    season = models.PositiveIntegerField(default=1)
+    #: Where the round stands on the sheet, derived from the round results (its `SheetMark`s and corrections):
+    #: a played round is `counted` (or, ended after its season, `void`); a recorded one is `pending` until
+    #: confirmed or disputed, `corrected` once a correction of it counts, `void` if its season ended first.
+    status = models.CharField(max_length=10, choices=SHEET_STATUSES, default="counted")
+    #: A recorded round's scorekeeper.
+    recorded_by = models.ForeignKey("games.Player", null=True, blank=True, on_delete=models.PROTECT,
+                                    related_name="rounds_recorded")
+    #: The recorded round this entry corrects: once this one counts, that one no longer does.
+    corrects = models.ForeignKey("self", null=True, blank=True, on_delete=models.PROTECT,
+                                 related_name="corrections")
     number = models.PositiveIntegerField(default=0)
     rules = models.CharField(max_length=16, choices=RULE_SET_CHOICES)
     scoring = models.CharField(max_length=16)
@@ -53,7 +78,8 @@ class RoundResult(models.Model):
 
     class Meta:
         ordering = ["id"]
-        indexes = [models.Index(fields=["league", "id"], name="scoring_round_league_id")]
+        indexes = [models.Index(fields=["league", "id"], name="scoring_round_league_id"),
+                   models.Index(fields=["league", "season", "id"], name="scoring_round_league_season")]
 
     def __str__(self) -> str:
         return f"round {self.number} of table {self.table_id} ({self.reason})"
@@ -68,7 +94,8 @@ class PlayerResult(models.Model):
 
     round = models.ForeignKey(RoundResult, on_delete=models.CASCADE, related_name="players")
     player = models.ForeignKey("games.Player", on_delete=models.PROTECT, related_name="results")
-    table = models.ForeignKey("games.Table", on_delete=models.PROTECT, related_name="player_results")
+    table = models.ForeignKey("games.Table", null=True, blank=True, on_delete=models.PROTECT,
+                              related_name="player_results")
     league = models.ForeignKey("games.League", null=True, blank=True, on_delete=models.PROTECT,
                                related_name="player_results")
     rules = models.CharField(max_length=16, choices=RULE_SET_CHOICES)
@@ -100,14 +127,20 @@ class PlayerResult(models.Model):
 
 
 class Standing(models.Model):
-    """Materialized league total of one player: the sum of their counted `PlayerResult` rows."""
+    """Materialized league total of one player in one season: the sum of their counted `PlayerResult` rows.
+
+    A season's rows stay when the next one starts: they are its final standings.
+    """
 
     league = models.ForeignKey("games.League", on_delete=models.CASCADE, related_name="standings")
+    season = models.PositiveIntegerField(default=1)
     player = models.ForeignKey("games.Player", on_delete=models.PROTECT, related_name="standings")
     rounds = models.PositiveIntegerField(default=0)
     wins = models.PositiveIntegerField(default=0)
     points = models.PositiveIntegerField(default=0)
     multiplier_bonus = models.PositiveIntegerField(default=0)
+    #: The most points the player took in one counted round of the season.
+    biggest_round = models.PositiveIntegerField(default=0)
     #: The player resigned the league (`LeagueResignation`): ranked last, no later line of theirs counts.
     resigned = models.BooleanField(default=False)
     updated_at = models.DateTimeField(auto_now=True)
@@ -115,7 +148,8 @@ class Standing(models.Model):
     class Meta:
         ordering = ["league_id", "points"]
         constraints = [
-            models.UniqueConstraint(fields=["league", "player"], name="scoring_standing_league_player"),
+            models.UniqueConstraint(fields=["league", "season", "player"],
+                                    name="scoring_standing_league_season_player"),
         ]
 
     def __str__(self) -> str:
@@ -133,6 +167,8 @@ class LeagueResignation(models.Model):
     """
 
     league = models.ForeignKey("games.League", on_delete=models.PROTECT, related_name="resignations")
+    #: The season it resigned: a player withdrawn from one season plays the next one afresh.
+    season = models.PositiveIntegerField(default=1)
     player = models.ForeignKey("games.Player", on_delete=models.PROTECT, related_name="league_resignations")
     after_round = models.ForeignKey(RoundResult, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
     resigned_at = models.DateTimeField()
@@ -140,11 +176,84 @@ class LeagueResignation(models.Model):
     class Meta:
         ordering = ["id"]
         constraints = [
-            models.UniqueConstraint(fields=["league", "player"], name="scoring_resignation_league_player"),
+            models.UniqueConstraint(fields=["league", "season", "player"], name="scoring_resignation_season_player"),
         ]
 
     def __str__(self) -> str:
         return f"player {self.player_id} resigned league {self.league_id} after round {self.after_round_id}"
+
+
+class Season(models.Model):
+    """One season of a league: from its start until a player reaches the limit (that player lost it) or
+    the owner closes it. Its `Standing` rows are its standings, kept when the next one starts.
+
+    `players` lists (id, name, bot) of everyone with a line in the season, in order of their first round,
+    so that the race chart reads its names with the season row."""
+
+    STATUSES = [("active", "active"), ("finished", "finished")]
+
+    league = models.ForeignKey("games.League", on_delete=models.CASCADE, related_name="seasons")
+    number = models.PositiveIntegerField()
+    status = models.CharField(max_length=8, choices=STATUSES, default="active")
+    started_at = models.DateTimeField()
+    finished_at = models.DateTimeField(null=True, blank=True)
+    loser = models.ForeignKey("games.Player", null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    #: Counted rounds (steps of the race) so far.
+    steps = models.PositiveIntegerField(default=0)
+    players = models.JSONField(default=list)
+
+    class Meta:
+        ordering = ["league_id", "number"]
+        constraints = [models.UniqueConstraint(fields=["league", "number"], name="scoring_season_league_number")]
+
+    def __str__(self) -> str:
+        return f"league {self.league_id} season {self.number} ({self.status})"
+
+
+class SheetMark(models.Model):
+    """A round-results row that changes what counts on a league's sheet, besides a played round: the confirmation
+    or dispute of a recorded round, or the owner starting the next season.
+
+    Written under the league row lock; `after_round` (the league's last round result at that moment) and
+    the row's id place it among the rounds, so the replay (`scoring.seasons.sheet_replay`) applies it at the
+    same place. A league whose scorekeeper alone counts a round writes the confirmation with the recording.
+    """
+
+    KINDS = [("confirm", "confirm"), ("dispute", "dispute"), ("season", "season")]
+
+    league = models.ForeignKey("games.League", on_delete=models.CASCADE, related_name="sheet_marks")
+    kind = models.CharField(max_length=8, choices=KINDS)
+    round = models.ForeignKey(RoundResult, null=True, blank=True, on_delete=models.PROTECT, related_name="marks")
+    player = models.ForeignKey("games.Player", on_delete=models.PROTECT, related_name="+")
+    after_round = models.ForeignKey(RoundResult, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["id"]
+        indexes = [models.Index(fields=["league", "id"], name="scoring_sheetmark_league")]
+
+    def __str__(self) -> str:
+        return f"{self.kind} of round {self.round_id} by player {self.player_id}"
+
+
+class RaceStep(models.Model):
+    """Every season player's total after one counted round (or correction) of the season: the race chart.
+
+    Derived from the round results and written with the standings; `totals` maps player ids (as strings) to points.
+    """
+
+    league = models.ForeignKey("games.League", on_delete=models.CASCADE, related_name="+", db_index=False)
+    season = models.PositiveIntegerField()
+    step = models.PositiveIntegerField()
+    round = models.ForeignKey(RoundResult, on_delete=models.CASCADE, related_name="+", db_constraint=False,
+                              db_index=False)
+    totals = models.JSONField(default=dict)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["league", "season", "step"], name="scoring_race_step")]
+
+    def __str__(self) -> str:
+        return f"league {self.league_id} season {self.season} step {self.step}"
 
 
 class Rating(models.Model):

@@ -23,12 +23,27 @@ from typing import Any
 
 from django.conf import settings
 from django.db import connection
-from django.db.models import Count, F, OuterRef, Q, QuerySet, Subquery, Sum, Window
-from django.db.models.functions import RowNumber
+from django.db.models import (
+    CharField,
+    Count,
+    Exists,
+    F,
+    JSONField,
+    OuterRef,
+    Prefetch,
+    Q,
+    QuerySet,
+    Subquery,
+    Sum,
+    Value,
+    Window,
+)
+from django.db.models.functions import Coalesce, RowNumber
 
-from games.models import League
+from games.models import League, LeagueMember
 from maumau.errors import NotFoundError, ValidationFailed
-from scoring.models import PlayerResult, Rating, RatingPoint, RoundResult, Standing
+from scoring.members import league_visible_check
+from scoring.models import PlayerResult, RaceStep, Rating, RatingPoint, RoundResult, Season, SheetMark, Standing
 from scoring.ratings import INITIAL_MU, INITIAL_RATING, INITIAL_SIGMA, PROVISIONAL_ROUNDS, familiar_rating
 
 ORDER_BY = {
@@ -64,34 +79,54 @@ def _player(player_id: int, name: str, is_bot: bool) -> dict[str, Any]:
     return {"id": player_id, "name": name, "bot": is_bot}
 
 
-def league_get(*, league_id: int) -> League:
-    league = League.objects.select_related("loser", "created_by").filter(pk=league_id).first()
-    if league is None:
-        raise NotFoundError()
-    return league
-
-
-def league_list(*, player: Any = None) -> QuerySet[League]:
-    """All leagues, newest first; with `player`, only the leagues they created or played in."""
-    leagues = League.objects.select_related("loser", "created_by")
-    if player is not None:
-        leagues = leagues.filter(Q(created_by=player) | Q(standings__player=player)).distinct()
+def _leagues(viewer: Any, season: int | None = None) -> QuerySet[League]:
+    """Leagues with the caller's role and the member count (and, for the race, a season's players), in the
+    league's own query."""
+    members = LeagueMember.objects.filter(league=OuterRef("pk"), left_at__isnull=True)
+    count = members.order_by().values("league").annotate(count=Count("id")).values("count")
+    leagues = League.objects.select_related("loser", "created_by").annotate(
+        member_count=Coalesce(Subquery(count), 0),
+        your_role=Subquery(members.filter(player=viewer).values("role")[:1]) if viewer is not None
+        else Value(None, output_field=CharField()))
+    if season is not None:
+        number = OuterRef("season") if season == 0 else season
+        leagues = leagues.annotate(season_players=Subquery(
+            Season.objects.filter(league=OuterRef("pk"), number=number).values("players")[:1],
+            output_field=JSONField()))
     return leagues
 
 
-def league_standings(*, league: League) -> list[dict[str, Any]]:
-    """The league table, best first, from the materialized `Standing` rows (one query)."""
+def league_get(*, league_id: int, viewer: Any = None, race_season: int | None = None) -> League:
+    """One league as `viewer` sees it: 404 when it does not exist, or is private and they are not a member.
+    `race_season` (0: the current one) reads that season's players with it."""
+    league = _leagues(viewer, race_season).filter(pk=league_id).first()
+    return league_visible_check(league=league, role=league.your_role if league is not None else None)
+
+
+def league_list(*, player: Any, mine: bool = False) -> QuerySet[League]:
+    """Public leagues and the caller's own (member of), newest first; with `mine`, only their own."""
+    leagues = _leagues(player)
+    if mine:
+        return leagues.filter(your_role__isnull=False)
+    return leagues.filter(Q(visibility="public") | Q(your_role__isnull=False))
+
+
+def league_standings(*, league: League, season: int | None = None) -> list[dict[str, Any]]:
+    """A season's league table (the current one by default), best first, from the materialized `Standing`
+    rows (one query: who lost a past season comes with it)."""
     scoring = league.scoring
     limit = league.league_limit
+    number = league.season if season is None else season
     order = _order(scoring)
     member_rating = Rating.objects.filter(player_id=OuterRef("player_id"), rules=league.rules)
+    lost = Exists(Season.objects.filter(league_id=league.pk, number=number, loser_id=OuterRef("player_id")))
     rows = (
-        Standing.objects.filter(league_id=league.pk)
+        Standing.objects.filter(league_id=league.pk, season=number)
         .annotate(rating=Subquery(member_rating.values("rating")[:1]),
-                  rated_rounds=Subquery(member_rating.values("rounds")[:1]))
+                  rated_rounds=Subquery(member_rating.values("rounds")[:1]), lost=lost)
         .order_by(*order, "player__name", "player_id")
         .values_list("player_id", "player__name", "player__is_bot", "rounds", "wins", "points", "multiplier_bonus",
-                     "resigned", "rating", "rated_rounds")
+                     "resigned", "rating", "rated_rounds", "lost", "biggest_round")
     )
     lines = [
         {
@@ -101,18 +136,94 @@ def league_standings(*, league: League) -> list[dict[str, Any]]:
             "points": points,
             "multiplier_bonus": bonus,
             "reached_limit": bool(limit) and points >= limit,
-            "lost": player_id == league.loser_id,
+            "lost": bool(lost),
             "resigned": resigned,
             "rating": rating,
             "display_rating": None if rating is None else familiar_rating(rating),
             "rating_provisional": (rated_rounds or 0) < PROVISIONAL_ROUNDS,
+            "average_points": round(points / rounds, 2) if rounds else 0.0,
+            "biggest_round": biggest,
         }
-        for player_id, name, is_bot, rounds, wins, points, bonus, resigned, rating, rated_rounds in rows
+        for player_id, name, is_bot, rounds, wins, points, bonus, resigned, rating, rated_rounds, lost, biggest in rows
     ]
-    # The loser has the most points of the round that ended the league, but say so explicitly; who
+    # The loser has the most points of the round that ended the season, but say so explicitly; who
     # resigned comes after everyone still in (a resigner who lost a house league is both).
     lines.sort(key=lambda line: (line["resigned"], line["lost"]))
     return _with_positions(scoring, lines)
+
+
+def league_seasons(*, league: League) -> list[dict[str, Any]]:
+    """Every season of the league, oldest first (one query)."""
+    return [season_data(season) for season in Season.objects.filter(league=league).select_related("loser")]
+
+
+def season_data(season: Season) -> dict[str, Any]:
+    loser = season.loser
+    return {"number": season.number, "status": season.status, "started_at": season.started_at,
+            "finished_at": season.finished_at,
+            "loser": _player(loser.pk, loser.name, loser.is_bot) if loser is not None else None,
+            "rounds": season.steps}
+
+
+def season_get(*, league: League, number: int) -> Season:
+    season = Season.objects.select_related("loser").filter(league=league, number=number).first()
+    if season is None:
+        raise NotFoundError()
+    return season
+
+
+def league_race(*, league: League, season: int, after: int, limit: int) -> dict[str, Any]:
+    """The points of every season player after each counted round, from step `after` on (one query: the
+    players came with the league, `league_get(race_season=...)`)."""
+    number = season
+    steps = list(RaceStep.objects.filter(league_id=league.pk, season=number, step__gt=after).order_by("step")
+                 .values_list("step", "round_id", "totals")[: limit + 1])
+    more = len(steps) > limit
+    steps = steps[:limit]
+    return {
+        "season": number,
+        "limit": league.league_limit or None,
+        "players": list(getattr(league, "season_players", None) or []),
+        "results": [{"round": step, "id": round_id, "totals": totals} for step, round_id, totals in steps],
+        "next": steps[-1][0] if more else None,
+    }
+
+
+def _rounds_read() -> QuerySet[RoundResult]:
+    return (RoundResult.objects.select_related("recorded_by")
+              .prefetch_related(Prefetch("players", queryset=PlayerResult.objects.select_related("player")
+                                         .order_by("seat")),
+                                Prefetch("marks", queryset=SheetMark.objects.select_related("player")
+                                         .filter(kind__in=("confirm", "dispute")).order_by("id"))))
+
+
+def league_round(*, round_id: int) -> dict[str, Any]:
+    """One league round as the sheet shows it."""
+    return round_data(_rounds_read().get(pk=round_id))
+
+
+def league_rounds(*, league: League, season: int, after: int, limit: int | None) -> dict[str, Any]:
+    """A season's rounds, played and recorded mixed, in ledger order, each with its lines and confirmations."""
+    rounds = _rounds_read().filter(league_id=league.pk, season=season, id__gt=after).order_by("id")
+    page = list(rounds[: limit + 1]) if limit is not None else list(rounds)
+    more = limit is not None and len(page) > limit
+    page = page[:limit] if limit is not None else page
+    return {"results": [round_data(r) for r in page], "next": page[-1].pk if more else None}
+
+
+def round_data(r: RoundResult) -> dict[str, Any]:
+    def ref(player: Any) -> dict[str, Any] | None:
+        return None if player is None else _player(player.pk, player.name, player.is_bot)
+
+    return {
+        "id": r.pk, "season": r.season, "source": r.source, "status": r.status, "game": r.game_id,
+        "recorded_by": ref(r.recorded_by), "corrects": r.corrects_id, "winner": r.winner_id,
+        "multiplier": r.multiplier, "finished_at": r.finished_at,
+        "players": [{"player": ref(line.player), "seat": line.seat, "rank": line.rank, "cards_left": line.cards_left,
+                     "raw_points": line.raw_points, "points": line.points, "won": line.won}
+                    for line in r.players.all()],
+        "confirmations": [{"kind": mark.kind, "player": ref(mark.player), "at": mark.at} for mark in r.marks.all()],
+    }
 
 
 def table_scoreboard(*, table: Any) -> dict[str, Any]:
@@ -173,7 +284,8 @@ def player_stats(*, player: Any) -> dict[str, Any]:
     (counted apart); one query."""
     per_rules = {
         (row["rules"], row["practice"]): row
-        for row in PlayerResult.objects.filter(player_id=player.pk)
+        # a round recorded on a league's sheet (no table) is not in a player's statistics
+        for row in PlayerResult.objects.filter(player_id=player.pk, table_id__isnull=False)
         .values("rules", "practice")
         .annotate(
             rounds=Count("id"),
@@ -210,8 +322,10 @@ def player_stats(*, player: Any) -> dict[str, Any]:
 
 
 def player_history(*, player: Any) -> QuerySet[PlayerResult]:
-    """The player's finished rounds, newest first."""
-    return PlayerResult.objects.filter(player_id=player.pk).select_related("round").order_by("-finished_at", "-id")
+    """The player's finished rounds played through the service, newest first (a round recorded on a league's
+    sheet is on that sheet)."""
+    return (PlayerResult.objects.filter(player_id=player.pk, table_id__isnull=False).select_related("round")
+            .order_by("-finished_at", "-id"))
 
 
 # --- ratings -----------------------------------------------------------------------------------------

@@ -21,6 +21,15 @@ class LeagueCreateInput(StrictSerializer):
         default=dict,
         help_text='Overrides of the rule set\'s options (as for tables), e.g. {"league_limit": 300}.',
     )
+    visibility = StrictChoiceField(choices=["public", "private"], required=False, default="public",
+                                   help_text="`private`: the league, its standings and its sheet are shown to its "
+                                             "members only (404 to anyone else).")
+    next_season = StrictChoiceField(choices=["owner", "auto"], required=False, default="owner",
+                                    help_text="When a season ends at the limit: `owner` starts the next one "
+                                              "(`POST leagues/{id}/seasons`), or it starts at once (`auto`).")
+    scorekeeper_alone = serializers.BooleanField(required=False, default=False,
+                                                 help_text="A recorded round counts at once, without another "
+                                                           "player's confirmation.")
 
 
 class LeagueResignInput(StrictSerializer):
@@ -52,6 +61,15 @@ class LeagueOutput(serializers.Serializer):
     created_by = PlayerRef(allow_null=True)
     created_at = serializers.DateTimeField()
     finished_at = serializers.DateTimeField(allow_null=True)
+    visibility = serializers.ChoiceField(choices=["public", "private"])
+    next_season = serializers.ChoiceField(choices=["owner", "auto"])
+    scorekeeper_alone = serializers.BooleanField()
+    season = serializers.IntegerField(help_text="The current season, from 1. `status` and `loser` are its own.")
+    members = serializers.IntegerField(help_text="Current members.")
+    your_role = serializers.ChoiceField(choices=["owner", "scorekeeper", "member"], allow_null=True,
+                                        help_text="The caller's role; null for a non-member.")
+    invite_code = serializers.CharField(allow_null=True, help_text="Join with it (`POST leagues/{id}/join`); shown "
+                                                                   "to members only, else null.")
 
 
 def league_data(league: Any) -> dict[str, Any]:
@@ -67,6 +85,13 @@ def league_data(league: Any) -> dict[str, Any]:
         "created_by": player_ref(league.created_by),
         "created_at": league.created_at,
         "finished_at": league.finished_at,
+        "visibility": league.visibility,
+        "next_season": league.next_season,
+        "scorekeeper_alone": league.scorekeeper_alone,
+        "season": league.season,
+        "members": getattr(league, "member_count", 0),
+        "your_role": getattr(league, "your_role", None),
+        "invite_code": league.invite_code if getattr(league, "your_role", None) else None,
     }
 
 
@@ -89,10 +114,13 @@ class StandingLine(serializers.Serializer):
     display_rating = serializers.IntegerField(allow_null=True, help_text="round(1500 + 30 x rating): the familiar "
                                                                          "scale; null before a rated round.")
     rating_provisional = serializers.BooleanField(help_text="The rating rests on fewer than 10 rated rounds.")
+    average_points = serializers.FloatField(help_text="points / rounds (0 before a round).")
+    biggest_round = serializers.IntegerField(help_text="The most points the player took in one counted round.")
 
 
 class StandingsOutput(serializers.Serializer):
     league = LeagueOutput()
+    season = serializers.IntegerField(help_text="The season these standings are of.")
     standings = StandingLine(many=True)
 
 
@@ -212,3 +240,139 @@ class PlayerRatingsOutput(serializers.Serializer):
     player = PlayerRef()
     provisional_rounds = serializers.IntegerField(help_text="A rating is provisional below this many rated rounds.")
     ratings = RatingsByRules()
+
+
+# --- members, seasons and the scoresheet ----------------------------------------------------------
+
+#: Bounds of what a client sends to the scoresheet (the deck decides the rest: `scoring.sheet`).
+SHEET_POINTS_MAX = 10_000
+SHEET_JACKS_MAX = 16
+SHEET_PAGE_MAX = 1000
+ID_MAX = 999_999_999_999_999_999
+
+
+class LeagueJoinInput(StrictSerializer):
+    code = serializers.CharField(max_length=64, help_text="The league's invite code (from its invite link).")
+
+
+class LeagueLeaveInput(StrictSerializer):
+    """No fields: the caller leaves."""
+
+
+class MemberRoleInput(StrictSerializer):
+    role = StrictChoiceField(choices=["scorekeeper", "member"], help_text="The owner's role does not change.")
+
+
+class MemberLine(serializers.Serializer):
+    player = PlayerRef()
+    role = serializers.ChoiceField(choices=["owner", "scorekeeper", "member"])
+    joined_at = serializers.DateTimeField()
+
+
+class MembersOutput(serializers.Serializer):
+    results = MemberLine(many=True)
+
+
+class SeasonOutput(serializers.Serializer):
+    number = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=["active", "finished"])
+    started_at = serializers.DateTimeField()
+    finished_at = serializers.DateTimeField(allow_null=True)
+    loser = PlayerRef(allow_null=True, help_text="Who reached the limit (or resigned it): lost the season.")
+    rounds = serializers.IntegerField(help_text="Counted rounds (steps of the race), corrections included.")
+
+
+class SeasonsOutput(serializers.Serializer):
+    results = SeasonOutput(many=True)
+
+
+class SeasonStartInput(StrictSerializer):
+    """No fields: the owner closes the current season (without a limit) and/or starts the next one."""
+
+
+class SheetLineInput(StrictSerializer):
+    player = serializers.IntegerField(min_value=1, max_value=ID_MAX)
+    cards = serializers.ListField(child=serializers.CharField(max_length=4), max_length=60, required=False,
+                                  help_text="Cards left in hand (card codes of the league's deck).")
+    points = serializers.IntegerField(min_value=0, max_value=SHEET_POINTS_MAX, required=False,
+                                      help_text="Or the hand's value in points, before any multiplier.")
+
+
+class RoundRecordInput(StrictSerializer):
+    players = SheetLineInput(many=True, max_length=16,
+                             help_text="In seat order; the winner with no cards (or 0 points).")
+    winner = serializers.IntegerField(min_value=1, max_value=ID_MAX)
+    extra_jacks = serializers.IntegerField(min_value=0, max_value=SHEET_JACKS_MAX, required=False, default=0,
+                                           help_text="Extra jacks laid on the last card (house): multiplier = 1 + "
+                                                     "extra jacks.")
+    corrects = serializers.IntegerField(min_value=1, max_value=ID_MAX, required=False, allow_null=True,
+                                        default=None, help_text="The recorded round this entry corrects.")
+
+
+class RoundActionInput(StrictSerializer):
+    """No fields: confirm or dispute the round."""
+
+
+class SheetPlayerLine(serializers.Serializer):
+    player = PlayerRef()
+    seat = serializers.IntegerField()
+    rank = serializers.IntegerField()
+    cards_left = serializers.IntegerField(help_text="0 when the scorekeeper gave points instead of cards.")
+    raw_points = serializers.IntegerField(help_text="The hand's value before the multiplier.")
+    points = serializers.IntegerField()
+    won = serializers.BooleanField()
+
+
+class SheetMarkOutput(serializers.Serializer):
+    kind = serializers.ChoiceField(choices=["confirm", "dispute"])
+    player = PlayerRef()
+    at = serializers.DateTimeField()
+
+
+class LeagueRoundOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    season = serializers.IntegerField()
+    source = serializers.ChoiceField(choices=["played", "recorded"])
+    status = serializers.ChoiceField(choices=["counted", "pending", "disputed", "corrected", "void"],
+                                     help_text="`counted` rounds are in the standings; `void`: its season ended "
+                                               "before it counted.")
+    game = serializers.IntegerField(allow_null=True, help_text="The played round (null for a recorded one).")
+    recorded_by = PlayerRef(allow_null=True)
+    corrects = serializers.IntegerField(allow_null=True)
+    winner = serializers.IntegerField(allow_null=True, help_text="The winner's player id.")
+    multiplier = serializers.IntegerField()
+    finished_at = serializers.DateTimeField()
+    players = SheetPlayerLine(many=True)
+    confirmations = SheetMarkOutput(many=True)
+
+
+class LeagueRoundsOutput(serializers.Serializer):
+    results = LeagueRoundOutput(many=True)
+    next = serializers.IntegerField(allow_null=True, help_text="Pass as `after` for the next page; null on the last.")
+
+
+class RacePlayer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    bot = serializers.BooleanField()
+
+
+class RaceStepOutput(serializers.Serializer):
+    round = serializers.IntegerField(help_text="The step: the season's k-th counted round (or correction).")
+    id = serializers.IntegerField(help_text="The round (or correcting entry) counted at this step.")
+    totals = serializers.DictField(child=serializers.IntegerField(), help_text="Points per player id after it.")
+
+
+class RaceOutput(serializers.Serializer):
+    season = serializers.IntegerField()
+    limit = serializers.IntegerField(allow_null=True, help_text="The league's limit (null: none).")
+    players = RacePlayer(many=True)
+    results = RaceStepOutput(many=True)
+    next = serializers.IntegerField(allow_null=True, help_text="Pass as `after` for the next page; null on the last.")
+
+
+class SeasonExportOutput(serializers.Serializer):
+    league = serializers.IntegerField()
+    season = SeasonOutput()
+    standings = StandingLine(many=True)
+    rounds = LeagueRoundOutput(many=True)

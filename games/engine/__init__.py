@@ -14,7 +14,7 @@ the fair deal's hashes in :mod:`~games.engine.seeds`.
 
 from .actions import ActionError, parse_action
 from .bots import BOT_LEVELS, choose_bot_action
-from .cards import build_deck, card_names, is_card_code
+from .cards import build_deck, card_names, house_points, is_card_code, ranking_points
 from .legality import IllegalAction
 from .moves import legal_actions
 from .results import round_result
@@ -43,6 +43,7 @@ __all__ = [
     "choose_bot_action",
     "deal_event",
     "deal_seed",
+    "house_points",
     "is_card_code",
     "legal_actions",
     "new_game",
@@ -50,6 +51,7 @@ __all__ = [
     "parse_action",
     "penalize_illegal",
     "player_view",
+    "ranking_points",
     "redact_event",
     "redact_events",
     "round_result",

@@ -8,6 +8,9 @@
   joker 50) times the multiplier, which is 1 + the extra jacks laid on the last card. The winner
   scores 0. Fewer points rank better.
 
+A round played with real cards and written on a league's scoresheet is scored by the same
+``round_result``, with a hand's value in points where the scorekeeper gave points instead of cards.
+
 A round that ends without a winner (stalemate, ``max_turns``) is scored the same way with no winner
 and multiplier 1. Equal keys share a rank (1, 2, 2, 4).
 
@@ -27,16 +30,20 @@ from .cards import house_points, ranking_points
 
 
 def round_result(hands: list[list[str]], scoring: str, winner: int | None, reason: str,
-                 multiplier: int = 1) -> dict[str, Any]:
+                 multiplier: int = 1, hand_points: list[int | None] | None = None) -> dict[str, Any]:
+    """Rank and score one round. ``hand_points`` (a round written on a league's scoresheet) gives, where
+    not None, a seat's hand value in the rule set's card points instead of its cards (``hands[seat]`` is
+    then empty): the same multiplier and ranking apply to it."""
     rows = []
     for seat, hand in enumerate(hands):
         won = seat == winner
+        given = hand_points[seat] if hand_points is not None else None
         if scoring == "points":
-            raw = sum(house_points(card) for card in hand)
+            raw = sum(house_points(card) for card in hand) if given is None else given
             points = 0 if won else raw * multiplier
             key: tuple[int, ...] = (0 if won else 1, points)
         else:
-            raw = sum(ranking_points(card) for card in hand)
+            raw = sum(ranking_points(card) for card in hand) if given is None else given
             points = raw if scoring == "ranking" else 0
             key = (0 if won else 1, len(hand), raw)
         rows.append(

@@ -26,6 +26,8 @@ def league_round(person: APIClient, other: APIClient,
     person lays 7H, the other draws and keeps, the person lays KH and wins). A league refuses a chosen
     deal, so the fair deal is made the known one for the test."""
     league = person.post("/api/v1/leagues", {"name": "Friday", "rules": "classic"}, format="json").json()
+    joined = other.post(f"/api/v1/leagues/{league['id']}/join", {"code": league["invite_code"]}, format="json")
+    assert joined.status_code == 200  # only members play at a league's tables
     table = person.post("/api/v1/tables", {"rules": "classic", "league": league["id"]}, format="json").json()
     assert other.post(f"/api/v1/tables/{table['id']}/join").status_code == 200
     deal_fixed(monkeypatch, setup_for("classic", [["7H", "KH"], ["8C", "KD"]], "9H"))

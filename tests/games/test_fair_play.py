@@ -28,9 +28,13 @@ pytestmark = pytest.mark.django_db
 ONE_TURN = {"max_turns": 1}  # the first action ends the round: a whole round in one request
 
 
-def seated(make_player: Callable[..., APIClient], make_table: Callable[..., Any], **body: Any) -> tuple[Any, APIClient]:
+def seated(make_player: Callable[..., APIClient], make_table: Callable[..., Any], invite_code: str | None = None,
+           **body: Any) -> tuple[Any, APIClient]:
     table = make_table("classic", **body)
     guest = make_player("Guest")
+    if invite_code is not None:  # only members play at a league's tables
+        joined = guest.post(f"/api/v1/leagues/{body['league']}/join", {"code": invite_code}, format="json")
+        assert joined.status_code == 200
     assert table.join(guest).status_code == 200
     return table, guest
 
@@ -105,7 +109,8 @@ def test_a_fair_round_counts(make_player, make_table) -> None:
 def test_a_league_table_refuses_a_chosen_seed_or_setup(make_player, make_table, body: dict[str, Any]) -> None:
     host = make_player("Host")
     league = host.post("/api/v1/leagues", {"name": "Sunday", "rules": "house"}, format="json").json()
-    table, _guest = seated(make_player, lambda rules, **kw: make_table("house", host=host, **kw), league=league["id"])
+    table, _guest = seated(make_player, lambda rules, **kw: make_table("house", host=host, **kw), league=league["id"],
+                           invite_code=league["invite_code"])
     before = host.get(f"/api/v1/tables/{table.id}").json()
 
     refused = table.start(**body)

@@ -22,6 +22,8 @@ def test_a_host_cannot_re_roll_a_fair_deal_by_aborting(make_table, make_player, 
         body["league"] = league["id"]
     table = make_table("classic", host=host, **body)
     bob = make_player("Bob")
+    if in_league:  # only members play at a league's tables
+        bob.post(f"/api/v1/leagues/{league['id']}/join", {"code": league["invite_code"]}, format="json")
     table.join(bob)
     gid = table.start().json()["id"]
     hand = host.get(f"/api/v1/games/{gid}").json()["hand"]

@@ -25,7 +25,7 @@ from scoring_helpers import (
 
 from accounts import services as account_services
 from games.engine import build_deck, legal_actions
-from games.models import League, Player
+from games.models import League, LeagueMember, Player
 from play import services as games_services
 from play.writes import round_recorded
 from scoring.models import LeagueResignation, RoundResult, Standing
@@ -109,6 +109,7 @@ def test_last_moves_submitted_together_at_two_league_tables_are_both_scored(monk
     league_players = [account_services.player_create(name=name)[0] for name in ("Ada", "Bert", "Cleo", "Dora")]
     ada, bert, cleo, dora = league_players
     league = league_create(name="Rush hour", rules="house", created_by=ada)
+    LeagueMember.objects.bulk_create([LeagueMember(league=league, player=p) for p in (bert, cleo, dora)])
     tables = []
     for host, guest in ((ada, bert), (cleo, dora)):
         table = games_services.table_create(host=host, rules="house", max_players=2, league_id=league.pk)

@@ -13,6 +13,7 @@ import pytest
 from scoring_helpers import deal_fixed
 
 from games.engine import build_deck
+from games.models import League
 from scoring.models import RoundResult
 
 pytestmark = pytest.mark.django_db
@@ -25,6 +26,10 @@ def deal(deck: str, hands: list[list[str]], starter: str, jokers: int = 0) -> di
 
 def seated_table(make_player, rules: str, count: int, league: int | None = None) -> tuple[Any, list[Any]]:
     clients = [make_player(f"Seat{seat}") for seat in range(count)]
+    if league is not None:  # only members play at a league's tables
+        code = League.objects.get(pk=league).invite_code
+        for client in clients:
+            assert client.post(f"/api/v1/leagues/{league}/join", {"code": code}, format="json").status_code == 200
     response = clients[0].post(
         "/api/v1/tables", {"rules": rules, "max_players": count, "league": league}, format="json"
     )
