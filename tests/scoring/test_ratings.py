@@ -229,7 +229,8 @@ def test_a_players_ratings_carry_one_history_point_per_rated_round(players):
                                                                               zip(games, [1, 2, 1], strict=True)]
     assert tavern["history"][-1]["rating"] == stored.rating
     assert body["ratings"]["classic"] == {"rating": 0.0, "mu": INITIAL_MU, "sigma": INITIAL_SIGMA, "rounds": 0,
-                                          "provisional": True, "history": []}
+                                          "provisional": True, "history": [],
+                                          "display_rating": 1500}
     newest = client_for(bert).get(f"/api/v1/players/{ada.pk}/ratings?history=2").json()["ratings"]["tavern"]
     assert [point["game"] for point in newest["history"]] == [games[1].pk, games[2].pk]
     assert client_for(bert).get("/api/v1/players/999999/ratings").status_code == 404
