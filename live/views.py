@@ -34,7 +34,7 @@ from django.views.decorators.csrf import csrf_exempt
 
 from accounts import authentication
 from accounts.models import AccessToken
-from games import selectors
+from games import presence, selectors
 from games.models import Game, Player
 from lobby import selectors as chat
 from maumau.errors import MESSAGES, DomainError, ValidationFailed, error_body, json_busy
@@ -44,6 +44,8 @@ from streams import channels
 from streams.models import Notification
 
 PAGE = 200
+#: How long a stream's or long-poll's mark that its player watches the game outlives its last refresh.
+WATCH_GRACE_SECONDS = 10.0
 T = TypeVar("T")
 ALLOWED_METHODS = "GET, OPTIONS"
 log = logging.getLogger(__name__)
@@ -313,6 +315,8 @@ async def game_wait(request: HttpRequest, game_id: int) -> HttpResponse:
         if refused is not None:
             raise refused
         assert params is not None and opened is not None
+        # The caller looks at the board while it waits (and a moment after): no your_turn push for them.
+        await presence.watching_amark(token.user.player.pk, game_id, params[0] + WATCH_GRACE_SECONDS)
         return await _game_waited(token.user.player, game_id, sub, params[0], params[1], code, *opened)
     finally:
         sub.close()
@@ -414,6 +418,7 @@ async def _game_events(game_id: int, viewer: int | None, after: int, delay: int 
     watch = _token_watch()
     watched = watch.watch(token, sub)
     keepalive = float(settings.STREAMS_KEEPALIVE_SECONDS)
+    watcher = token.user.player.pk
     try:
         yield f"retry: 2000\n: game {game_id} after {after}\n\n".encode()
         while True:
@@ -433,7 +438,9 @@ async def _game_events(game_id: int, viewer: int | None, after: int, delay: int 
             if status == "finished":
                 yield _sse(data={"game": game_id, "status": status, "version": after}, event="end")
                 return
+            await presence.watching_amark(watcher, game_id, keepalive + WATCH_GRACE_SECONDS)
             while not await sub.wait(keepalive) and watched.ended is None:  # a keep-alive reads nothing
+                await presence.watching_amark(watcher, game_id, keepalive + WATCH_GRACE_SECONDS)
                 yield b": keep-alive\n\n"
     finally:
         watch.unwatch(watched)

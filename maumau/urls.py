@@ -24,6 +24,8 @@ urlpatterns = [
     path("api/v1/", include("accounts.urls")),
     path("api/v1/", include("scoring.urls")),
     path("api/v1/", include("streams.urls")),
+    path("api/v1/", include("notify.urls")),
+    path("", include("notify.pages")),
     path("api/v1/", include("lobby.urls")),
     path("", include("live.urls")),  # after play.urls: the game view comes first (live.routes)
 ]
