@@ -225,7 +225,7 @@ STATIC_URL = "static/"
 STATIC_ROOT = VAR_DIR / "static"
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
-    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+    "staticfiles": {"BACKEND": "maumau.staticfiles.HashedStaticFilesStorage"},
 }
 
 # --- DRF -------------------------------------------------------------------------------

@@ -5,6 +5,8 @@ import { ApiError, del, get, openStream, post, setLanguage, setToken, token } fr
 import { lang, setLang, t } from "./i18n.js";
 import { attempt, field, fill, h, section, toast } from "./ui.js";
 import { gameScreen } from "./game.js";
+import { installApp, nt, settingsScreen } from "./notify.js";
+import { onResync, withBackoff } from "./resync.js";
 
 const main = document.getElementById("main");
 let cleanup = () => {};
@@ -39,8 +41,11 @@ async function whoAmI() {
   if (!token()) return null;
   try {
     me = await get("me");
+    localStorage.setItem("maumau.me", JSON.stringify(me));
   } catch (exc) {
-    if (exc instanceof ApiError && exc.status === 401) { setToken(null); me = null; } else throw exc;
+    if (exc instanceof ApiError && exc.status === 401) { setToken(null); me = null; localStorage.removeItem("maumau.me"); }
+    else if (exc instanceof ApiError && exc.status === 0 && localStorage.getItem("maumau.me")) me = JSON.parse(localStorage.getItem("maumau.me"));  // offline
+    else throw exc;
   }
   return me;
 }
@@ -54,6 +59,7 @@ function renderNav() {
   nav.append(
     h("a", { href: "#/lobby" }, t("nav.lobby")),
     h("a", { href: "#/ratings" }, t("nav.ratings")),
+    h("a", { href: "#/settings" }, nt("nav")),
     h("span", { class: "who" }, me.name),
     h("button", { class: "link", type: "button", onclick: logout }, t("nav.logout")),
   );
@@ -429,7 +435,16 @@ async function route() {
   else if (screen === "game" && number) cleanup = gameScreen(number, { go, onNotice, currentPlayer, scoreTable });
   else if (screen === "league" && number) cleanup = leagueScreen(number);
   else if (screen === "ratings") cleanup = ratingsScreen(RULES.includes(id) ? id : "classic");
-  else cleanup = lobbyScreen();
+  else if (screen === "settings") cleanup = settingsScreen();
+  else {
+    // Back online or visible again: the lobby is read again (retried with backoff until the API answers).
+    const screenCleanup = lobbyScreen();
+    let current = true;
+    const stopResync = onResync((online) => {
+      if (online) withBackoff(() => get("me"), () => !current).then(() => { if (current) route(); }).catch(() => {});
+    });
+    cleanup = () => { current = false; stopResync(); screenCleanup(); };
+  }
   main.focus({ preventScroll: true });
 }
 
@@ -444,6 +459,7 @@ function start() {
     route();
   });
   window.addEventListener("hashchange", route);
+  installApp();
   route().catch((exc) => toast(String(exc)));
 }
 

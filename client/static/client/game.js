@@ -10,6 +10,7 @@
 import { get, openStream, post } from "./api.js";
 import { cardName, suitName, suitSign, t } from "./i18n.js";
 import { attempt, cardFace, cardsText, fill, h, section, toast } from "./ui.js";
+import { onResync, withBackoff } from "./resync.js";
 
 const WORDS = ["mau", "maumau", "pik", "hermann"];
 const LOG_LENGTH = 12;
@@ -404,11 +405,16 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
   }
 
   attempt(load);
+  // Offline: the badge says the connection is down; online or visible again: the view is read again.
+  const stopResync = onResync((online) => {
+    if (!online) { streamState = "lost"; renderStreamState(); return; }
+    withBackoff(readView, () => !alive).catch(() => {});
+  });
   const stop = onNotice((kind, data) => {
     if (kind === "round_started" && view && data.table === view.table && data.game && String(data.game) !== String(id)) {
       go(`#/game/${data.game}`);
     }
   });
-  return () => { alive = false; clearInterval(tick); stop(); if (stream) stream.close(); document.title = "Mau-Mau"; };
+  return () => { alive = false; clearInterval(tick); stop(); stopResync(); if (stream) stream.close(); document.title = "Mau-Mau"; };
 }
 
