@@ -233,6 +233,7 @@ class DeviceDetailApi(APIView):
 
 class EmailApi(APIView):
     @extend_schema(summary="Set the e-mail address (sends the verification mail)", request=EmailSetSerializer,
+                   examples=[OpenApiExample("An address", request_only=True, value={"address": "ada@example.org"})],
                    responses={200: EmailSerializer, **errors(400, 401, 429)},
                    description="Nothing but the verification mail goes to the address until its link is opened. "
                                "A few verification mails per address and hour.")
