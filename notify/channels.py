@@ -78,6 +78,18 @@ def vapid_public_key() -> str | None:
                                                     serialization.PublicFormat.UncompressedPoint))
 
 
+_sessions = threading.local()
+
+
+def _session() -> Any:
+    """One requests session per worker thread: connections to a push service are kept open."""
+    import requests
+
+    if getattr(_sessions, "session", None) is None:
+        _sessions.session = requests.Session()
+    return _sessions.session
+
+
 def web_push_send(*, endpoint: str, p256dh: str, auth: str, payload: bytes, topic: str, ttl: int) -> Sent:
     """One encrypted push. ``Topic`` (RFC 8030 5.4) makes a later message of the same game replace one
     the push service still holds, so a message sent twice reaches the device once."""
@@ -91,7 +103,7 @@ def web_push_send(*, endpoint: str, p256dh: str, auth: str, payload: bytes, topi
         response = webpush({"endpoint": endpoint, "keys": {"p256dh": p256dh, "auth": auth}}, data=payload,
                            vapid_private_key=key, vapid_claims={"sub": settings.VAPID_SUBJECT},
                            content_encoding="aes128gcm", ttl=ttl, timeout=settings.NOTIFY_TIMEOUT_SECONDS,
-                           headers={"Topic": topic, "Urgency": "high"})
+                           headers={"Topic": topic, "Urgency": "high"}, requests_session=_session())
     except WebPushException as exc:
         if exc.response is None:
             return Sent(None, str(exc)[:300], retry=True)

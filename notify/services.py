@@ -32,7 +32,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from django.conf import settings
 from django.core import signing
 from django.core.cache import cache
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
@@ -361,23 +361,20 @@ def notifications_written(sender: Any = None, *, notifications: list[Notificatio
         transaction.on_commit(functools.partial(tasks.fan_out_queue, ids, time.time()))
 
 
-def _watching(note: Notification) -> bool:
-    """Looking at the board: a stream or long-poll of theirs on the game, or a move of theirs just now."""
-    if presence.watching(note.player_id, note.game_id):
-        return True
-    recent = timezone.now() - timedelta(seconds=settings.NOTIFY_RECENT_MOVE_SECONDS)
-    return Move.objects.filter(game_id=note.game_id, player_id=note.player_id, created_at__gte=recent).exists()
-
-
-def _coalesced(note: Notification) -> bool:
-    """A your_turn of this game was sent (or is on its way) since the player last acted in it."""
+def _looking_or_told(note: Notification) -> tuple[bool, bool]:
+    """(watching, coalesced) of a your_turn. Watching: a stream or long-poll of theirs on the game, or a
+    move of theirs in it just now. Coalesced: a your_turn of this game was sent (or is on its way) since
+    the player last acted in it. Two queries and a cache read."""
     acted = (Move.objects.filter(game_id=note.game_id, player_id=note.player_id)
              .order_by("-seq").values_list("created_at", flat=True).first())
+    recent = timezone.now() - timedelta(seconds=settings.NOTIFY_RECENT_MOVE_SECONDS)
+    if presence.watching(note.player_id, note.game_id) or (acted is not None and acted >= recent):
+        return True, False
     earlier = Delivery.objects.filter(player_id=note.player_id, game_id=note.game_id, kind="your_turn",
                                       outcome__in=("pending", "retrying", "sent")).exclude(notification_id=note.pk)
     if acted is not None:
         earlier = earlier.filter(created_at__gt=acted)
-    return earlier.exists()
+    return False, earlier.exists()
 
 
 def _targets(note: Notification) -> list[tuple[str, str, dict[str, Any]]]:
@@ -407,31 +404,41 @@ def _outcome_before_sending(note: Notification, channel: str, prefs: Preferences
 
 
 def fan_out(*, notification_ids: list[int], committed_at: float | None = None) -> list[int]:
-    """The deliveries of these notifications: one row per wanted target (a second run writes none),
-    then each pending one sent. Returns the ids of the rows it sent."""
+    """The deliveries of these notifications: one row per wanted target, then each pending one sent.
+    The rows are written already leased to this worker, so it sends them without claiming them again;
+    a second run of the same fan-out (a redelivered task) writes none (the rows are unique) and sends
+    only what is still pending and unleased. Returns the ids of the rows it sent."""
     rows: list[Delivery] = []
+    languages: dict[int, str] = {}
     now = timezone.now()
+    lease = now + timedelta(seconds=settings.NOTIFY_LEASE_SECONDS)
     for note in Notification.objects.filter(pk__in=notification_ids):
         prefs = _preferences(note.player_id)
+        languages[note.player_id] = prefs.language
         targets = [t for t in _targets(note) if prefs.wants(note.kind, t[0])]
         if not targets:
             continue
         watching = coalesced = False
         if note.kind == "your_turn" and note.game_id:
-            watching = _watching(note)
-            coalesced = not watching and _coalesced(note)
+            watching, coalesced = _looking_or_told(note)
         for channel, target, fields in targets:
             outcome = _outcome_before_sending(note, channel, prefs, now, watching, coalesced)
             rows.append(Delivery(notification=note, player_id=note.player_id, game_id=note.game_id, kind=note.kind,
-                                 channel=channel, target=target, outcome=outcome, next_attempt_at=now, **fields))
+                                 channel=channel, target=target, outcome=outcome, next_attempt_at=now,
+                                 lease_until=lease if outcome == "pending" else None, **fields))
             if outcome != "pending":
                 observability.notify_delivered(channel, outcome)
-    Delivery.objects.bulk_create(rows, ignore_conflicts=True)
-    pending = list(Delivery.objects.filter(notification_id__in=notification_ids, outcome="pending",
-                                           attempts=0).values_list("pk", flat=True))
-    for pk in pending:
-        delivery_attempt(delivery_id=pk, committed_at=committed_at)
-    return pending
+    try:
+        with transaction.atomic():
+            written = Delivery.objects.bulk_create(rows)
+    except IntegrityError:  # this fan-out ran before (its task was delivered twice): send what is left
+        return [pk for pk in Delivery.objects.filter(notification_id__in=notification_ids, outcome="pending",
+                                                     lease_until__isnull=True).values_list("pk", flat=True)
+                if delivery_attempt(delivery_id=pk, committed_at=committed_at) is not None]
+    pending = [row for row in written if row.outcome == "pending"]
+    for row in pending:
+        _attempt(row, committed_at, languages.get(row.player_id, "en"))
+    return [row.pk for row in pending]
 
 
 def _claimed(delivery_id: int) -> Delivery | None:
@@ -446,9 +453,8 @@ def _claimed(delivery_id: int) -> Delivery | None:
             .filter(pk=delivery_id).first())
 
 
-def _send(delivery: Delivery) -> channels.Sent:
+def _send(delivery: Delivery, language: str) -> channels.Sent:
     note = delivery.notification
-    language = _preferences(delivery.player_id).language
     body = texts.payload(note, language)
     if delivery.channel == "web_push":
         sub = delivery.subscription
@@ -489,18 +495,23 @@ def _ttl(note: Notification) -> int:
 
 
 def delivery_attempt(*, delivery_id: int, committed_at: float | None = None) -> Delivery | None:
-    """One attempt under the row's lease; the outcome is recorded, a retry planned with backoff."""
+    """One attempt of a retry or a swept row: claim its lease, send, record."""
     delivery = _claimed(delivery_id)
     if delivery is None:
         return None
+    return _attempt(delivery, committed_at, _preferences(delivery.player_id).language)
+
+
+def _attempt(delivery: Delivery, committed_at: float | None, language: str) -> Delivery:
+    """Send a row this worker holds the lease of; the outcome is recorded, a retry planned with backoff."""
     started = time.perf_counter()
     try:
-        sent = _send(delivery)
+        sent = _send(delivery, language)
     except Exception as exc:  # a bug or an unforeseen library error: recorded, retried
-        log.exception("notify: delivery %s failed", delivery_id)
+        log.exception("notify: delivery %s failed", delivery.pk)
         sent = channels.Sent(None, f"{type(exc).__name__}: {exc}"[:300], retry=True)
     observability.notify_latency(delivery.channel, time.perf_counter() - started,
-                                 None if committed_at is None else time.time() - committed_at)
+                                 None if committed_at is None or delivery.attempts else time.time() - committed_at)
     now = timezone.now()
     delivery.attempts += 1
     delivery.response_status = sent.status

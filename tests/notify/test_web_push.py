@@ -128,3 +128,34 @@ def test_a_player_without_a_target_costs_the_move_no_notify_task(
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         ada.post(f"/api/v1/games/{gid}/actions", {"type": "play", "cards": ["KH"]}, format="json")
     assert not [c for c in callbacks if "fan_out" in repr(c)]
+
+
+def test_a_fan_out_run_twice_sends_once_and_a_dead_workers_delivery_is_sent_again_once(
+    round_for_two: Callable[[], tuple[Any, Any, int]], push_service: PushService, eager_celery: None,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from notify import services, tasks
+    from streams.models import Notification
+
+    _ada, bo, gid = round_for_two()
+    _subscribe(bo, push_service, "bo")
+    note = Notification.objects.create(player_id=bo.player_id, kind="your_turn", game_id=gid, data={"seat": 1})
+    assert len(services.fan_out(notification_ids=[note.pk])) == 1
+    assert services.fan_out(notification_ids=[note.pk]) == [], "a redelivered fan-out task writes and sends nothing"
+    assert len(push_service.for_("bo")) == 1
+    # A worker that died after the push service took the message: its row is still leased, never settled.
+    delivery = Delivery.objects.get(notification=note)
+    Delivery.objects.filter(pk=delivery.pk).update(outcome="pending", attempts=0,
+                                                   lease_until=timezone.now() + timedelta(seconds=60))
+    assert services.due_deliveries() == [], "a lease still held: its worker may be sending"
+    Delivery.objects.filter(pk=delivery.pk).update(lease_until=timezone.now() - timedelta(seconds=1))
+    assert services.due_deliveries() == [delivery.pk]
+    assert tasks.sweep() == 1
+    again = push_service.for_("bo")
+    assert len(again) == 2 and again[0].headers["topic"] == again[1].headers["topic"], "one copy, same Topic"
+    assert services.due_deliveries() == [] and tasks.sweep() == 0
+    assert Delivery.objects.get(pk=delivery.pk).outcome == "sent"
