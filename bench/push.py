@@ -78,7 +78,8 @@ def main(argv: list[str] | None = None) -> int:
     from accounts import services as account_services
     from games import presence
     from games.models import Game
-    from notify import channels, services as notify_services
+    from notify import channels
+    from notify import services as notify_services
     from notify.models import Delivery
     from play import services
 
