@@ -4,6 +4,7 @@ gets nothing; at most one your_turn per game until the player acts."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -159,3 +160,34 @@ def test_a_fan_out_run_twice_sends_once_and_a_dead_workers_delivery_is_sent_agai
     assert len(again) == 2 and again[0].headers["topic"] == again[1].headers["topic"], "one copy, same Topic"
     assert services.due_deliveries() == [] and tasks.sweep() == 0
     assert Delivery.objects.get(pk=delivery.pk).outcome == "sent"
+
+
+def test_deadline_soon_is_pushed_before_a_long_clock_runs_out(
+    make_player: Callable[..., Any], push_service: PushService, eager_celery: None,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    import datetime as dt
+
+    import time_machine
+
+    from games.models import Game
+    from streams import services as stream_services
+    from tests.streams.streams_helpers import rigged_setup
+
+    ada, bo = make_player("Ada"), make_player("Bo")
+    table = ada.post("/api/v1/tables", {"rules": "classic", "max_players": 2, "options": {"turn_seconds": 3600}},
+                     format="json").json()
+    bo.post(f"/api/v1/tables/{table['id']}/join", format="json")
+    setup = rigged_setup([["KH", "10H", "10S", "QC", "KC"], ["QH", "9D", "KS", "QD", "10D"]], "9H", ["QS"])
+    gid = ada.post(f"/api/v1/tables/{table['id']}/rounds", {"setup": setup}, format="json").json()["id"]
+    _subscribe(bo, push_service, "bo")
+    _play(ada, gid, "KH", django_capture_on_commit_callbacks)
+    game = Game.objects.get(pk=gid)
+    with time_machine.travel(game.deadline - dt.timedelta(minutes=10), tick=True):
+        with django_capture_on_commit_callbacks(execute=True):
+            assert stream_services.turn_reminder_send(game_id=gid, version=game.version) is not None
+    kinds = [r.payload["kind"] for r in push_service.for_("bo")]
+    assert kinds == ["your_turn", "deadline_soon"]
+    soon = push_service.for_("bo")[1].payload
+    assert soon["game"] == gid and soon["body"].endswith("min left for your move.") and soon["deadline"]
+    assert all(len(json.dumps(r.payload).encode()) < 4096 for r in push_service.received)
