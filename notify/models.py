@@ -63,7 +63,7 @@ class EmailAddress(models.Model):
     player = models.OneToOneField("games.Player", on_delete=models.CASCADE, related_name="email_address")
     address = models.EmailField(max_length=254)
     verified_at = models.DateTimeField(null=True, blank=True)
-    created_at = models.DateTimeField(auto_now=True)
+    updated_at = models.DateTimeField(auto_now=True)
 
     def __str__(self) -> str:
         return f"E-mail of player {self.player_id}"

@@ -253,7 +253,7 @@ def _email_written(player: Player, address: str, language: str) -> EmailAddress:
         entry = EmailAddress.objects.create(player=player, address=address)
     elif entry.address != address:
         entry.address, entry.verified_at = address, None
-        entry.save(update_fields=["address", "verified_at", "created_at"])
+        entry.save(update_fields=["address", "verified_at", "updated_at"])
     Preferences.objects.get_or_create(player=player, defaults={"language": language})
     flag_refresh(player.pk)
     return entry

@@ -37,7 +37,7 @@ class Migration(migrations.Migration):
                 ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
                 ('address', models.EmailField(max_length=254)),
                 ('verified_at', models.DateTimeField(blank=True, null=True)),
-                ('created_at', models.DateTimeField(auto_now=True)),
+                ('updated_at', models.DateTimeField(auto_now=True)),
                 ('player', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='email_address', to='games.player')),
             ],
         ),
