@@ -49,6 +49,11 @@ def test_a_move_pushes_your_turn_encrypted_and_signed_to_the_next_player(
     assert got[0].headers["ttl"] and got[0].headers["topic"] == f"yourturn-{gid}"
     rows = list(Delivery.objects.filter(player_id=bo.player_id).values_list("kind", "channel", "outcome", "attempts"))
     assert rows == [("your_turn", "web_push", "sent", 1)]
+    from maumau import observability
+
+    metrics = observability.metrics_text(with_queue_depth=False)[0].decode()
+    assert 'maumau_notify_deliveries_total{channel="web_push",outcome="sent"}' in metrics
+    assert 'maumau_notify_latency_seconds_count{channel="web_push"}' in metrics
     assert ada.post("/api/v1/me/push-subscriptions", {}, format="json").status_code == 400
 
 
