@@ -162,3 +162,31 @@ def test_the_settings_screen_shows_kinds_and_removes_a_device(context: Any, serv
     page.locator("#devices").get_by_role("button", name="Remove").click()
     expect(page.locator("#devices")).to_contain_text("No devices.")
     assert api.call("GET", "me/devices") == []
+
+
+def test_the_game_is_read_again_when_the_browser_is_back_online(context: Any, server: str) -> None:
+    from tests.streams.streams_helpers import rigged_setup
+
+    ada, bob = Api.guest(server, "Ada"), Api.guest(server, "Bob")
+    table = ada.call("POST", "tables", {"rules": "classic", "max_players": 2})["id"]
+    bob.call("POST", f"tables/{table}/join", {})
+    setup = rigged_setup([["KH", "10H", "10S", "QC", "KC"], ["QH", "9D", "KS", "QD", "10D"]], "9H", ["QS"])
+    game = ada.call("POST", f"tables/{table}/rounds", {"setup": setup})["id"]
+    page = context.new_page()
+    page.goto(server + "/")
+    page.evaluate(f"localStorage.setItem('maumau.token', '{bob.token}')")
+    page.goto(f"{server}/#/game/{game}")
+    expect(page.locator("#game")).to_have_attribute("data-version", "0")
+    expect(page.locator("#stream-state")).to_have_attribute("data-state", "open")
+    context.set_offline(True)
+    try:
+        expect(page.locator("#stream-state")).to_have_attribute("data-state", "lost")
+        expect(page.locator("#offline")).to_be_visible()
+        ada.call("POST", f"games/{game}/actions", {"type": "play", "cards": ["KH"]})
+        page.wait_for_timeout(1500)
+        assert page.locator("#game").get_attribute("data-version") == "0", "offline, nothing arrives"
+    finally:
+        context.set_offline(False)
+    expect(page.locator("#game")).to_have_attribute("data-version", "1")
+    expect(page.locator("#turn")).to_have_text("Your turn")
+    expect(page.locator("#offline")).to_be_hidden()
