@@ -28,7 +28,8 @@ TOKEN_SQL = (
     "SELECT t.id, t.user_id, t.name, t.prefix, t.digest, t.scopes, t.created_at, t.last_used_at, t.expires_at, "
     "u.id, u.password, u.last_login, u.is_superuser, u.username, u.first_name, u.last_name, u.email, "
     "u.is_staff, u.is_active, u.date_joined, "
-    "p.id, p.name, p.user_id, p.is_bot, p.bot_level, p.has_webhook, p.last_seen_at, p.created_at "
+    "p.id, p.name, p.user_id, p.is_bot, p.bot_level, p.has_webhook, p.has_notify_target, p.last_seen_at, "
+    "p.created_at "
     "FROM accounts_accesstoken t JOIN auth_user u ON u.id = t.user_id "
     "LEFT JOIN games_player p ON p.user_id = u.id "
     "WHERE t.prefix = %s")

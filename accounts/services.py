@@ -29,6 +29,7 @@ from games.models import Player, Seat
 from lobby import services as lobby_services
 from maumau import database_retry
 from maumau.errors import ConflictError, DomainError, NotFoundError, ValidationFailed
+from notify import services as notify_services
 from play import services as game_services
 from streams import services as stream_services
 from streams.models import Webhook
@@ -69,7 +70,9 @@ def _tokens_within_limit(user: Any) -> None:
     """A user holds at most MAUMAU_TOKENS_PER_USER tokens: a new log-in drops the least recently used."""
     limit = settings.MAUMAU_TOKENS_PER_USER
     surplus = AccessToken.objects.filter(user=user).order_by("-last_used_at", "-created_at")[limit - 1:]
-    AccessToken.objects.filter(pk__in=list(surplus.values_list("pk", flat=True))).delete()
+    dropped = list(surplus.values_list("pk", flat=True))
+    AccessToken.objects.filter(pk__in=dropped).delete()
+    notify_services.tokens_revoked(token_ids=dropped)
 
 
 @database_retry.written_once_more
@@ -169,6 +172,7 @@ def _token_for_device(user: Any, device: str) -> tuple[AccessToken, str]:
 def logout(*, token: AccessToken) -> None:
     """One statement, in a transaction all the same: a session that ends under it has then deleted nothing."""
     AccessToken.objects.filter(pk=token.pk).delete()
+    notify_services.tokens_revoked(token_ids=[token.pk])
 
 
 @database_retry.written_once_more
@@ -189,6 +193,7 @@ def token_revoke(*, user: Any, token_id: int) -> None:
         deleted, _rows = AccessToken.objects.filter(user=user, pk=token_id).delete()
     if not deleted:
         raise NotFoundError()
+    notify_services.tokens_revoked(token_ids=[token_id])
 
 
 def password_change(*, user: Any, token: AccessToken, old_password: str, new_password: str,
@@ -209,7 +214,10 @@ def _password_replaced(user: Any, token: AccessToken, new_password: str, keep_ot
     user.save(update_fields=["password"])
     if keep_other_tokens:
         return 0
-    revoked, _rows = AccessToken.objects.filter(user=user).exclude(pk=token.pk).delete()
+    others = AccessToken.objects.filter(user=user).exclude(pk=token.pk)
+    other_ids = list(others.values_list("pk", flat=True))
+    revoked, _rows = others.delete()
+    notify_services.tokens_revoked(token_ids=other_ids)
     return revoked
 
 
@@ -240,3 +248,4 @@ def _account_anonymised(user: Any, player: Player) -> None:
     user.is_active = False
     user.save(update_fields=["username", "password", "email", "first_name", "last_name", "is_active"])
     AccessToken.objects.filter(user=user).delete()
+    notify_services.player_forgotten(player_id=player.pk)

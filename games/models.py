@@ -38,6 +38,9 @@ class Player(models.Model):
     #: Whether the player has an active webhook, kept by the streams app's webhook services, so that
     #: a move knows whom to look up deliveries for without joining the streams app's tables.
     has_webhook = models.BooleanField(default=False)
+    #: Whether the player has a push subscription, a device or a verified e-mail address, kept by the
+    #: notify app's services, so that a move queues notify work only for players it could reach.
+    has_notify_target = models.BooleanField(default=False)
     #: The player's last authenticated request, written at most once per ``MAUMAU_PRESENCE_WRITE_SECONDS``
     #: (``games.presence``): each seat shows it, so the others know whether to wait.
     last_seen_at = models.DateTimeField(default=timezone.now)

@@ -7,12 +7,16 @@ within ``MAUMAU_PRESENCE_ONLINE_SECONDS``.
 
 from __future__ import annotations
 
+import logging
 from datetime import datetime, timedelta
 
 from django.conf import settings
+from django.core.cache import caches
 from django.utils import timezone
 
 from games.models import Player
+
+log = logging.getLogger(__name__)
 
 
 def player_seen(player: Player, now: datetime | None = None) -> None:
@@ -30,3 +34,37 @@ def online(player: Player, now: datetime | None = None) -> bool:
     now = now or timezone.now()
     return player.last_seen_at is not None and now - player.last_seen_at < timedelta(
         seconds=settings.MAUMAU_PRESENCE_ONLINE_SECONDS)
+
+
+# --- watching a game: marks in the shared "presence" cache ----------------------------------------
+#
+# A seated player's open stream or long-poll of a game marks (player, game) for a while, refreshed at
+# each keep-alive; the notify app's workers read the marks before a your_turn push (someone looking
+# at the board needs none). The cache is shared by every web process and worker (settings.CACHES).
+
+
+def _watch_key(player_id: int, game_id: int) -> str:
+    return f"watching:{game_id}:{player_id}"
+
+
+def watching_mark(player_id: int, game_id: int, seconds: float) -> None:
+    try:
+        caches["presence"].set(_watch_key(player_id, game_id), 1, timeout=max(1, int(seconds + 0.999)))
+    except Exception:  # a cache outage must not end a stream; the push is then sent
+        log.warning("presence: could not mark game %s watched", game_id, exc_info=True)
+
+
+async def watching_amark(player_id: int, game_id: int, seconds: float) -> None:
+    try:
+        await caches["presence"].aset(_watch_key(player_id, game_id), 1, timeout=max(1, int(seconds + 0.999)))
+    except Exception:
+        log.warning("presence: could not mark game %s watched", game_id, exc_info=True)
+
+
+def watching(player_id: int, game_id: int) -> bool:
+    """Whether a stream or long-poll of the player's is open on the game (or was, within its grace)."""
+    try:
+        return caches["presence"].get(_watch_key(player_id, game_id)) is not None
+    except Exception:
+        log.warning("presence: could not read who watches game %s", game_id, exc_info=True)
+        return False

@@ -35,7 +35,7 @@ from django.views.decorators.csrf import csrf_exempt
 
 from accounts import authentication
 from accounts.models import AccessToken
-from games import selectors
+from games import presence, selectors
 from games.models import Game, Player
 from lobby import selectors as chat
 from maumau.errors import MESSAGES, DomainError, ValidationFailed, error_body, json_busy
@@ -45,6 +45,8 @@ from streams import channels
 from streams.models import Notification
 
 PAGE = 200
+#: How long a stream's or long-poll's mark that its player watches the game outlives its last refresh.
+WATCH_GRACE_SECONDS = 10.0
 T = TypeVar("T")
 ALLOWED_METHODS = "GET, OPTIONS"
 log = logging.getLogger(__name__)
@@ -314,6 +316,8 @@ async def game_wait(request: HttpRequest, game_id: int) -> HttpResponse:
         if refused is not None:
             raise refused
         assert params is not None and opened is not None
+        # The caller looks at the board while it waits (and a moment after): no your_turn push for them.
+        await presence.watching_amark(token.user.player.pk, game_id, params[0] + WATCH_GRACE_SECONDS)
         return await _game_waited(token.user.player, game_id, sub, params[0], params[1], code, *opened)
     finally:
         sub.close()
@@ -426,8 +430,13 @@ def _game_events(game_id: int, viewer: int | None, after: int, delay: int = 0,
         end = {"game": game_id, "status": status, "version": position["after"]} if status == "finished" else None
         return _Page(frames=frames, full=len(rows) == PAGE, seen=version, end=end)
 
+    player_id = token.user.player.pk
+
+    def watching(seconds: float) -> Awaitable[None]:
+        return presence.watching_amark(player_id, game_id, seconds)
+
     return _events(channels.game_topic(game_id), f"game {game_id} after {after}", {"game": game_id}, page,
-                   token=token)
+                   token=token, watching=watching)
 
 
 @dataclass
@@ -442,10 +451,12 @@ class _Page:
 
 
 async def _events(topic: str, opening: str, named: dict[str, Any], page: Callable[[], Awaitable[_Page]], *,
-                  token: AccessToken) -> AsyncIterator[bytes]:
+                  token: AccessToken,
+                  watching: Callable[[float], Awaitable[None]] | None = None) -> AsyncIterator[bytes]:
     """The loop of every stream: read a ``page``, send its events, read on while pages are full, then wait
     for a wake-up on ``topic`` with keep-alives (which read nothing). Ends with the page's ``end``, or
-    when ``token`` is gone: ``event: end`` with ``named`` and the ``reason``."""
+    when ``token`` is gone: ``event: end`` with ``named`` and the ``reason``. ``watching`` renews the
+    caller's watching mark (for ``seconds``) before each wait and at every keep-alive."""
     sub = channels.hub().subscribe(topic)
     watch = _token_watch()
     watched = watch.watch(token, sub)
@@ -465,7 +476,11 @@ async def _events(topic: str, opening: str, named: dict[str, Any], page: Callabl
             if read.end is not None:
                 yield _sse(data=read.end, event="end")
                 return
-            while not await sub.wait(keepalive) and watched.ended is None:
+            if watching is not None:
+                await watching(keepalive + WATCH_GRACE_SECONDS)
+            while not await sub.wait(keepalive) and watched.ended is None:  # a keep-alive reads nothing
+                if watching is not None:
+                    await watching(keepalive + WATCH_GRACE_SECONDS)
                 yield b": keep-alive\n\n"
     finally:
         watch.unwatch(watched)

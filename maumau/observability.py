@@ -119,6 +119,13 @@ DATABASE_BUSY = Counter("maumau_database_busy", "Requests answered 503 because n
                         "free within MAUMAU_DB_POOL_TIMEOUT")
 THROTTLES_FAILED_OPEN = Counter("maumau_throttles_failed_open", "Requests a throttle let through unchecked because "
                                 "the cache did not answer, by throttle", ["throttle"])
+NOTIFY_DELIVERIES = Counter("maumau_notify_deliveries", "Notifications sent outside the service, by channel "
+                            "(web_push, fcm, apns, email) and outcome (sent, retrying, failed, gone, watching, "
+                            "coalesced, quiet, off)", ["channel", "outcome"])
+NOTIFY_SEND_SECONDS = Histogram("maumau_notify_send_seconds", "One attempt's request to the push service or "
+                                "mail server, by channel", ["channel"], buckets=_BUCKETS)
+NOTIFY_LATENCY = Histogram("maumau_notify_latency_seconds", "From the commit of a notification to the end of "
+                           "its first attempt, by channel", ["channel"], buckets=_BUCKETS)
 OPEN_STREAMS = Gauge("maumau_open_streams", "Waiting clients held open (streams and long-polls), by route",
                      ["route"], multiprocess_mode="livesum")
 
@@ -166,6 +173,16 @@ def throttle_failed_open(throttle: str) -> None:
 
 def webhook_attempted(outcome: str) -> None:
     WEBHOOK_DELIVERIES.labels(outcome).inc()
+
+
+def notify_delivered(channel: str, outcome: str) -> None:
+    NOTIFY_DELIVERIES.labels(channel, outcome).inc()
+
+
+def notify_latency(channel: str, send_seconds: float, since_commit: float | None) -> None:
+    NOTIFY_SEND_SECONDS.labels(channel).observe(send_seconds)
+    if since_commit is not None:
+        NOTIFY_LATENCY.labels(channel).observe(max(0.0, since_commit))
 
 
 class CeleryQueueDepth:

@@ -12,6 +12,8 @@ import hmac
 import ipaddress
 import threading
 import time
+from collections.abc import Callable
+from typing import Any
 
 from django.conf import settings
 from django.db import connection
@@ -23,6 +25,9 @@ from maumau import observability
 from maumau.errors import error_body
 
 _migrated = threading.Event()
+#: What the apps above the kernel add to /readyz's answer (name -> a function of no arguments that
+#: returns JSON), registered in their AppConfig.ready(): information, never a failed check.
+DETAILS: dict[str, Callable[[], Any]] = {}
 
 
 @never_cache
@@ -107,9 +112,16 @@ def readyz(request: HttpRequest) -> JsonResponse:
             checks[name] = f"ok ({(time.perf_counter() - started) * 1000:.0f} ms)"
         except Exception as exc:
             checks[name] = f"failed: {type(exc).__name__}: {exc}"[:300]
+    details = {}
+    for name, detail in DETAILS.items():
+        try:
+            details[name] = detail()
+        except Exception as exc:
+            details[name] = f"unknown: {type(exc).__name__}"
     if all(value.startswith("ok") for value in checks.values()):
-        return JsonResponse({"status": "ready", "checks": checks})
-    return JsonResponse(error_body("not_ready", "The service is not ready.", {"checks": checks}), status=503)
+        return JsonResponse({"status": "ready", "checks": checks, "details": details})
+    return JsonResponse(error_body("not_ready", "The service is not ready.", {"checks": checks, "details": details}),
+                        status=503)
 
 
 def metrics_allowed(request: HttpRequest) -> bool:

@@ -52,6 +52,7 @@ INSTALLED_APPS = [
     "accounts",
     "games",
     "streams",
+    "notify",
     "scoring",
     "play",
     "lobby",
@@ -182,6 +183,11 @@ def cache_config() -> dict[str, Any]:
 
 
 CACHES = {"default": cache_config()}
+# Who is watching which game (games.presence): marks the web processes write and the Celery workers
+# read, so it must be shared across processes: the Redis cache when there is one, else files under var/.
+CACHES["presence"] = (dict(CACHES["default"]) if CACHES["default"]["BACKEND"].endswith("RedisCache")
+                      else {"BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+                            "LOCATION": str(VAR_DIR / "presence")})
 
 # Argon2id first (argon2-cffi; Django's parameters: time_cost 2, memory_cost 100 MiB, parallelism 8);
 # the others only verify hashes made before, and a log-in rehashes them with Argon2.
@@ -219,7 +225,7 @@ STATIC_URL = "static/"
 STATIC_ROOT = VAR_DIR / "static"
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
-    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+    "staticfiles": {"BACKEND": "maumau.staticfiles.HashedStaticFilesStorage"},
 }
 
 # --- DRF -------------------------------------------------------------------------------
@@ -421,3 +427,44 @@ WEBHOOK_LEASE_SECONDS = env_float("WEBHOOK_LEASE_SECONDS", 120.0)
 # A pending delivery whose time is this far past lost its queue message: the sweep sends it again.
 WEBHOOK_REQUEUE_AFTER_SECONDS = env_float("WEBHOOK_REQUEUE_AFTER_SECONDS", 60.0)
 WEBHOOK_MAX_PER_PLAYER = 10
+
+# --- Notifications outside the service (notify/): Web Push, FCM, APNs, e-mail ---------------------
+# The origin links in mails and pushes start with.
+MAUMAU_PUBLIC_URL = (os.environ.get("MAUMAU_PUBLIC_URL") or "http://127.0.0.1:8000").rstrip("/")
+# Web Push (VAPID, RFC 8292): a PEM EC P-256 private key, or the file bin/serve makes and keeps.
+VAPID_PRIVATE_KEY = os.environ.get("VAPID_PRIVATE_KEY", "")
+VAPID_PRIVATE_KEY_FILE = os.environ.get("VAPID_PRIVATE_KEY_FILE") or str(VAR_DIR / "vapid-private.pem")
+VAPID_SUBJECT = os.environ.get("VAPID_SUBJECT") or "mailto:maumau@localhost"
+# Subscriptions whose endpoint is http://127.0.0.1:... (tests and local runs only).
+PUSH_ALLOW_LOOPBACK = env_bool("PUSH_ALLOW_LOOPBACK", False)
+# Native push: FCM HTTP v1 (a service account's JSON key file; the project id defaults to the file's)
+# and APNs with a token (a .p8 key). Each is off without its settings.
+FCM_CREDENTIALS_FILE = os.environ.get("FCM_CREDENTIALS_FILE", "")
+FCM_PROJECT_ID = os.environ.get("FCM_PROJECT_ID", "")
+FCM_ENDPOINT = os.environ.get("FCM_ENDPOINT") or "https://fcm.googleapis.com"
+FCM_TOKEN_URI = os.environ.get("FCM_TOKEN_URI", "")
+APNS_KEY_FILE = os.environ.get("APNS_KEY_FILE", "")
+APNS_KEY_ID = os.environ.get("APNS_KEY_ID", "")
+APNS_TEAM_ID = os.environ.get("APNS_TEAM_ID", "")
+APNS_TOPIC = os.environ.get("APNS_TOPIC", "")
+APNS_USE_SANDBOX = env_bool("APNS_USE_SANDBOX", False)
+APNS_ENDPOINT = os.environ.get("APNS_ENDPOINT", "")
+# E-mail (Django's own settings, same names); without EMAIL_HOST e-mail is off.
+EMAIL_HOST = os.environ.get("EMAIL_HOST", "")
+EMAIL_PORT = int(os.environ.get("EMAIL_PORT") or 25)
+EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
+EMAIL_TIMEOUT = 10
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL") or "maumau@localhost"
+# Delivery policy: attempts, backoff (doubling), a request's timeout, a worker's lease on a delivery.
+NOTIFY_MAX_ATTEMPTS = int(env_float("NOTIFY_MAX_ATTEMPTS", 5))
+NOTIFY_BACKOFF_SECONDS = env_float("NOTIFY_BACKOFF_SECONDS", 5.0)
+NOTIFY_TIMEOUT_SECONDS = env_float("NOTIFY_TIMEOUT_SECONDS", 5.0)
+NOTIFY_LEASE_SECONDS = env_float("NOTIFY_LEASE_SECONDS", 120.0)
+# A player who moved this recently in a game is taken to be looking at it: no your_turn push.
+NOTIFY_RECENT_MOVE_SECONDS = env_float("NOTIFY_RECENT_MOVE_SECONDS", 10.0)
+# Verification mails to one address per hour.
+NOTIFY_VERIFICATION_MAILS_PER_HOUR = int(env_float("NOTIFY_VERIFICATION_MAILS_PER_HOUR", 3))
+NOTIFY_MAX_TARGETS = 20
+CELERY_BEAT_SCHEDULE["notify-sweep"] = {"task": "notify.sweep", "schedule": 30.0}

@@ -1,4 +1,5 @@
-"""Static files (the admin's styles, Swagger UI, ReDoc) served by WhiteNoise under uvicorn and gunicorn alike.
+"""Static files (the web client, the admin's styles, Swagger UI, ReDoc) served by WhiteNoise under uvicorn and
+gunicorn alike, with hashed names and long cache lifetimes (WhiteNoise's manifest storage).
 
 WhiteNoise's middleware is sync-only; in an ASGI stack a sync-only middleware would run every
 request after it, the waiting clients of ``live.views`` included, on a thread. This one is
@@ -14,6 +15,22 @@ from typing import Any
 from asgiref.sync import iscoroutinefunction, markcoroutinefunction, sync_to_async
 from django.http import HttpRequest, HttpResponseBase
 from whitenoise.middleware import WhiteNoiseMiddleware
+from whitenoise.storage import CompressedManifestStaticFilesStorage
+
+
+class HashedStaticFilesStorage(CompressedManifestStaticFilesStorage):
+    """Hashed names (``app.3f2a....js``), served by WhiteNoise as immutable for a year; the client's ES
+    module imports (``from "./api.js";``) are rewritten to the hashed names too, so a new deploy never
+    mixes old and new modules. Before ``collectstatic`` (the tests, a first start) a file that is not
+    collected keeps its plain name instead of failing the page."""
+
+    support_js_module_import_aggregation = True
+    manifest_strict = False
+
+    def hashed_name(self, name: str, content: Any = None, filename: str | None = None) -> str:
+        if content is None and not self.exists(filename or name):
+            return name
+        return super().hashed_name(name, content, filename)
 
 
 class StaticFilesMiddleware(WhiteNoiseMiddleware):

@@ -5,12 +5,14 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
-from client.views import client_page
+from client.views import client_page, service_worker, web_app_manifest
 from maumau import ops
 from maumau.views import ApiIndexApi
 
 urlpatterns = [
     path("", client_page, name="home"),
+    path("sw.js", service_worker, name="service-worker"),
+    path("manifest.webmanifest", web_app_manifest, name="web-app-manifest"),
     path("healthz", ops.healthz, name="healthz"),
     path("readyz", ops.readyz, name="readyz"),
     path("metrics", ops.metrics, name="metrics"),
@@ -24,6 +26,8 @@ urlpatterns = [
     path("api/v1/", include("accounts.urls")),
     path("api/v1/", include("scoring.urls")),
     path("api/v1/", include("streams.urls")),
+    path("api/v1/", include("notify.urls")),
+    path("", include("notify.pages")),
     path("api/v1/", include("lobby.urls")),
     path("", include("live.urls")),  # after play.urls: the game view comes first (live.routes)
 ]

@@ -30,7 +30,7 @@ from games import sql
 from games.models import Game, League, Move, Player, Seat, Table
 from maumau import database_retry
 from maumau.errors import NotFoundError, ValidationFailed
-from streams import channels, tasks
+from streams import channels, signals, tasks
 from streams.models import KINDS, Notification, Webhook, WebhookDelivery, WebhookSecret, new_secret
 from streams.ssrf import UnsafeTarget, check_url
 
@@ -78,6 +78,7 @@ def notifications_dispatch(notifications: list[Notification], *, seats: Iterable
     """
     if not notifications:
         return
+    seats = list(seats)
     without = {seat.player_id for seat in seats if not seat.player.has_webhook}
     wanted = {n.player_id for n in notifications} - without
     hooks = list(Webhook.objects.filter(player_id__in=wanted, active=True)) if wanted else []
@@ -94,6 +95,7 @@ def notifications_dispatch(notifications: list[Notification], *, seats: Iterable
                 rows.append(WebhookDelivery(webhook=hook, event=note.kind, body=body, next_attempt_at=now))
     if rows:
         tasks.deliveries_send_on_commit([d.pk for d in WebhookDelivery.objects.bulk_create(rows)])
+    signals.notifications_written.send(sender=Notification, notifications=notifications, seats=seats)
 
 
 # --- what a move or a round means for the players ----------------------------------------------

@@ -6,6 +6,7 @@
     lobby                    seeks, challenges, chat
     play                     the move pipeline: moves, clocks, bots, idempotency; tables and rounds
     scoring                  results, standings, ratings          } consumers of a move: each is handed
+    notify                   push, native push and e-mail: what streams' notifications become away from the board
     streams                  notifications, channels, webhooks    } the move and returns what it writes
     games                    the stored game: players, leagues, tables, seats, rounds, the move ledger
     games.engine             the rules, pure Python
@@ -24,7 +25,8 @@ import pytest
 from django.apps import apps
 
 ROOT = Path(__file__).resolve().parents[2]
-LAYERS = ["maumau", "games.engine", "games", "streams", "scoring", "play", "lobby", "accounts", "live", "client"]
+LAYERS = ["maumau", "games.engine", "games", "streams", "notify", "scoring", "play", "lobby", "accounts", "live",
+          "client"]
 WIRING = {"maumau/urls.py", "maumau/asgi.py", "maumau/celery.py"}
 
 

@@ -3,6 +3,7 @@
 
 const BASE = "/api/v1/";
 const TOKEN_KEY = "maumau.token";
+const STALL_MS = 40000;  // missed keep-alives (the server sends one every STREAMS_KEEPALIVE_SECONDS, 15 s)
 
 export class ApiError extends Error {
   constructor(status, body) {
@@ -76,15 +77,22 @@ export function openStream(path, { after = null, onEvent, onState = () => {} }) 
     const reader = response.body.getReader();
     const decoder = new TextDecoder();
     let buffer = "";
+    // The server writes at least a keep-alive every 15 s: silence for longer than STALL_MS is a dead
+    // connection (a phone that changed networks): drop it and reconnect (then the screen reads again).
+    const mine = controller;
+    let stall = setTimeout(() => mine.abort(), STALL_MS);
     for (;;) {
-      const { value, done } = await reader.read();
+      let part;
+      try { part = await reader.read(); } finally { clearTimeout(stall); }
+      const { value, done } = part;
       if (done) return false;
+      stall = setTimeout(() => mine.abort(), STALL_MS);
       buffer += decoder.decode(value, { stream: true }).replace(/\r\n?/g, "\n");
       let cut;
       while ((cut = buffer.indexOf("\n\n")) >= 0) {
         const block = buffer.slice(0, cut);
         buffer = buffer.slice(cut + 2);
-        if (dispatch(block)) return true;
+        if (dispatch(block)) { clearTimeout(stall); return true; }
       }
     }
   }

@@ -7,10 +7,13 @@ import { attempt, field, fill, h, section, toast } from "./ui.js";
 import { gameScreen } from "./game.js";
 import { leagueScreen, leaguesScreen } from "./league.js";
 import { replayScreen } from "./replay.js";
+import { installApp, settingsScreen } from "./notify.js";
+import { onResync, withBackoff } from "./resync.js";
 
 const main = document.getElementById("main");
 // The links in the bar, in order (a screen added elsewhere adds its link here and its route to ROUTES).
-export const NAV = [["#/lobby", "nav.lobby"], ["#/leagues", "nav.leagues"], ["#/history", "nav.history"], ["#/ratings", "nav.ratings"]];
+export const NAV = [["#/lobby", "nav.lobby"], ["#/leagues", "nav.leagues"], ["#/history", "nav.history"], ["#/ratings", "nav.ratings"],
+  ["#/settings", "settings.nav"]];
 let cleanup = () => {};
 let me = null;
 let notices = null;
@@ -43,8 +46,11 @@ async function whoAmI() {
   if (!token()) return null;
   try {
     me = await get("me");
+    localStorage.setItem("maumau.me", JSON.stringify(me));
   } catch (exc) {
-    if (exc instanceof ApiError && exc.status === 401) { setToken(null); me = null; } else throw exc;
+    if (exc instanceof ApiError && exc.status === 401) { setToken(null); me = null; localStorage.removeItem("maumau.me"); }
+    else if (exc instanceof ApiError && exc.status === 0 && localStorage.getItem("maumau.me")) me = JSON.parse(localStorage.getItem("maumau.me"));  // offline
+    else throw exc;
   }
   return me;
 }
@@ -473,7 +479,7 @@ function ratingsScreen(rules = "classic") {
 // Every screen by the hash's first part: (id, rest of the path) -> a cleanup function. A screen
 // added in its own module adds itself here (and its link to NAV).
 export const ROUTES = {
-  lobby: () => lobbyScreen(),
+  lobby: () => lobbyResynced(),
   table: (id) => id && tableScreen(id),
   join: (id, [code]) => id && tableScreen(id, code || null),
   game: (id) => id && gameScreen(id, { go, onNotice, currentPlayer, scoreTable }),
@@ -482,7 +488,19 @@ export const ROUTES = {
   league: (id, rest) => id && leagueScreen(id, rest, { go, scoreTable, roundLinks, finishedRounds: (f) => finishedRounds(f) }),
   history: () => historyScreen(),
   ratings: (id, rest, name) => ratingsScreen(RULES.includes(name) ? name : "classic"),
+  settings: () => settingsScreen(),
 };
+
+// The lobby, read again when the browser is back online or the tab visible again (retried with
+// backoff until the API answers).
+function lobbyResynced() {
+  const screenCleanup = lobbyScreen();
+  let current = true;
+  const stopResync = onResync((online) => {
+    if (online) withBackoff(() => get("me"), () => !current).then(() => { if (current) route(); }).catch(() => {});
+  });
+  return () => { current = false; stopResync(); screenCleanup(); };
+}
 
 async function route() {
   cleanup();
@@ -502,7 +520,7 @@ async function route() {
   }
   listen();
   const open = ROUTES[screen];
-  cleanup = (open && open(number, rest, id)) || lobbyScreen();
+  cleanup = (open && open(number, rest, id)) || lobbyResynced();
   main.focus({ preventScroll: true });
 }
 
@@ -517,6 +535,7 @@ function start() {
     route();
   });
   window.addEventListener("hashchange", route);
+  installApp();
   route().catch((exc) => toast(String(exc)));
 }
 

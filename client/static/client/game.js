@@ -14,6 +14,7 @@ import { get, openStream, post } from "./api.js";
 import { cardName, cardParts, rankShort, suitName, suitSign, t } from "./i18n.js";
 import { attempt, cardBack, cardFace, cardsText, fill, h, section, toast } from "./ui.js";
 import { cue, motionOff, pace, soundControl } from "./motion.js";
+import { onResync, withBackoff } from "./resync.js";
 
 const WORDS = ["mau", "maumau", "pik", "hermann"];
 const LOG_LENGTH = 12;
@@ -757,13 +758,18 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
   const onResize = () => fitHand();
   window.addEventListener("resize", onResize);
   attempt(load);
+  // Offline: the badge says the connection is down; online or visible again: the view is read again.
+  const stopResync = onResync((online) => {
+    if (!online) { streamState = "lost"; renderStreamState(); return; }
+    withBackoff(readView, () => !alive).catch(() => {});
+  });
   const stop = onNotice((kind, data) => {
     if (kind === "round_started" && view && data.table === view.table && data.game && String(data.game) !== String(id)) {
       go(`#/game/${data.game}`);
     }
   });
   return () => {
-    alive = false; clearInterval(tick); clearTimeout(jumpTimer); stop(); window.removeEventListener("resize", onResize);
+    alive = false; clearInterval(tick); clearTimeout(jumpTimer); stop(); stopResync(); window.removeEventListener("resize", onResize);
     if (stream) stream.close(); document.title = "Mau-Mau";
     for (const node of document.querySelectorAll(".flying, dialog.chooser")) node.remove();
   };

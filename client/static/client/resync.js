@@ -1,0 +1,46 @@
+// Coming back: when the browser is online again or the tab visible again, the screens re-read what they
+// show (the game, the lobby); a read that fails is tried again with backoff. Offline, the header says so.
+
+const listeners = new Set();
+const TEXTS = {
+  en: "Offline: showing what was saved; reconnecting when the network is back.",
+  de: "Offline: gespeicherter Stand; verbinde neu, sobald das Netz zurück ist.",
+  fr: "Hors ligne : affichage de l'état enregistré ; reconnexion dès le retour du réseau.",
+};
+
+// listener(online) on every online/offline change and whenever the tab becomes visible; returns an unsubscribe.
+export function onResync(listener) {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+function tell(online) {
+  showOffline(!online);
+  for (const listener of [...listeners]) listener(online);
+}
+
+// read() again until it resolves: 0.5 s, 1 s, 2 s ... at most 15 s apart; stops when stop() says so.
+export async function withBackoff(read, stop = () => false) {
+  let delay = 500;
+  for (;;) {
+    try { return await read(); } catch (exc) {
+      if (stop()) throw exc;
+      await new Promise((resolve) => setTimeout(resolve, delay));
+      delay = Math.min(delay * 2, 15000);
+    }
+  }
+}
+
+export function showOffline(offline) {
+  const banner = document.getElementById("offline");
+  if (!banner) return;
+  const language = (document.documentElement.lang || "en").slice(0, 2);
+  banner.textContent = TEXTS[language] || TEXTS.en;
+  banner.hidden = !offline;
+  document.documentElement.dataset.offline = offline ? "true" : "false";
+}
+
+window.addEventListener("online", () => tell(true));
+window.addEventListener("offline", () => tell(false));
+document.addEventListener("visibilitychange", () => { if (document.visibilityState === "visible") tell(navigator.onLine); });
+showOffline(!navigator.onLine);

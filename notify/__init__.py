@@ -1,0 +1,1 @@
+"""Reaching players who are not looking: Web Push, native push (FCM, APNs) and e-mail."""

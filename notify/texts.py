@@ -1,0 +1,62 @@
+"""What a notification says away from the board, in the player's language, and nothing hidden: the
+kind, the game and table, whose turn, the deadline, the URL to open. No hand, no drawn card."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.conf import settings
+from django.utils import translation
+from django.utils.translation import gettext as _
+
+from notify import channels
+
+
+def game_url(notification: Any) -> str:
+    base = settings.MAUMAU_PUBLIC_URL
+    if notification.game_id:
+        return f"{base}/#/game/{notification.game_id}"
+    if notification.table_id:
+        return f"{base}/#/table/{notification.table_id}"
+    return f"{base}/#/lobby"
+
+
+def title_and_body(notification: Any, language: str) -> tuple[str, str]:
+    data = notification.data or {}
+    table = notification.table_id
+    with translation.override(language if language in {"en", "de", "fr"} else "en"):
+        where = _("Table %(table)s") % {"table": table} if table else _("Mau-Mau")
+        if notification.kind == "your_turn":
+            return _("Your turn"), _("%(where)s: it is your turn.") % {"where": where}
+        if notification.kind == "deadline_soon":
+            minutes = max(1, int(data.get("seconds_left") or 0) // 60)
+            return _("Your time runs out"), _("%(where)s: %(minutes)s min left for your move.") % {
+                "where": where, "minutes": minutes}
+        if notification.kind == "challenge_received":
+            return _("A challenge"), _("%(where)s: you are challenged to a round.") % {"where": where}
+        if notification.kind == "game_started":
+            return _("Your round starts"), _("%(where)s: the round has started.") % {"where": where}
+        if notification.kind == "round_over":
+            return _("Round over"), _("%(where)s: the round is over.") % {"where": where}
+        return _("League over"), _("The league %(name)s is over.") % {"name": data.get("name") or ""}
+
+
+def payload(notification: Any, language: str) -> dict[str, Any]:
+    """The push payload (also the FCM/APNs data): at most :data:`channels.PAYLOAD_MAX_BYTES` as JSON."""
+    title, body = title_and_body(notification, language)
+    data = notification.data or {}
+    body_json = {"kind": notification.kind, "id": notification.pk, "game": notification.game_id,
+                 "table": notification.table_id, "turn": data.get("seat") if notification.kind in (
+                     "your_turn", "deadline_soon") else None,
+                 "deadline": data.get("deadline"), "title": title[:120], "body": body[:300],
+                 "url": game_url(notification), "tag": topic(notification)}
+    if len(json.dumps(body_json).encode()) > channels.PAYLOAD_MAX_BYTES:  # cannot happen with the caps above
+        body_json["body"] = ""
+    return body_json
+
+
+def topic(notification: Any) -> str:
+    """One per game and kind (RFC 8030 Topic: at most 32 base64url characters): a newer message
+    replaces an older one."""
+    return f"{notification.kind.replace('_', '')}-{notification.game_id or notification.table_id or 0}"[:32]
