@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('games', '0008_league_moved_from_scoring'),
+        ('games', '0009_league_members'),
     ]
 
     operations = [
