@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.auth.models import User
-from django.db import InterfaceError, OperationalError, connection
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from rest_framework import exceptions
@@ -36,19 +35,15 @@ TOKEN_SQL = (
 
 
 def _token_rows(prefix: str) -> list[Any]:
-    """The rows of the token look-up. It runs first in every request, writes, too: a database session
-    that ended under it (a restart, a terminated backend) leaves nothing done, so it runs once more on a
-    fresh connection (not inside a caller's transaction, and not when the pool is exhausted)."""
-    for attempt in (1, 2):
-        try:
-            with sql.cursor() as c:
-                c.execute(TOKEN_SQL, [prefix])
-                return c.fetchall()
-        except (OperationalError, InterfaceError) as exc:
-            if attempt == 2 or connection.in_atomic_block or database_retry.pool_exhausted(exc):
-                raise
-            connection.close()
-    raise AssertionError("unreachable")
+    """The rows of the token look-up: it runs first in every request, writes too, so a session that died
+    under it is read once more (``database_retry.read_once_more``) rather than the whole request."""
+    return database_retry.read_once_more(_token_rows_read, prefix)
+
+
+def _token_rows_read(prefix: str) -> list[Any]:
+    with sql.cursor() as c:
+        c.execute(TOKEN_SQL, [prefix])
+        return c.fetchall()
 
 
 def token_with_user_and_player(key: str) -> AccessToken | None:

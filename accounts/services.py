@@ -1,6 +1,6 @@
 """Account use cases: sign-up with a password, a guest's upgrade, log-in and log-out, personal
-tokens, password change and account deletion. One transaction each, run once more when its session dies
-before the commit (``database_retry.written_once_more``); domain errors out.
+tokens, password change and account deletion. One transaction each
+(``database_retry.written_once_more``, why: ``maumau.database_retry``); domain errors out.
 
 Guests (``POST /players``, :func:`player_create`) are users with a random username and no
 password: setting credentials later keeps the same user and player, so everything they played stays

@@ -7,7 +7,7 @@ Runs on the configured database (DATABASE_URL; PostgreSQL for the full size: the
 bulk-loaded with COPY) in a throwaway database of its own, created, migrated and dropped here.
 
 1. Load: players (a tenth of them bots), tables, and `--rounds` finished `classic` rounds of 2 to 4
-   random players with random ranks (ties included), each with its game row, results ledger lines,
+   random players with random ranks (ties included), each with its game row, round result lines,
    and the rating history the live path would have written: the ratings are computed with the
    product's own `scoring.ratings.rated_after`, round by round, then every row goes in with COPY,
    and one move ledger row per seat and round, so that the move ledger is as large and as spread over

@@ -4,8 +4,8 @@
 
 Runs on the configured database (DATABASE_URL, default SQLite) but in a throwaway database of
 its own (created, migrated and dropped here), so it never touches real data nor a test database
-someone else is using. Most rounds are written in bulk (ledger rows, then `standings_recompute`
-materializes the standings); the last `--live` rounds go through `round_result_record`, the
+someone else is using. Most rounds are written in bulk (result rows, then `standings_recompute`
+materializes the standings); the last `--live` rounds go through `round_recorded`, the
 path a finishing move takes, and are timed. Then `GET /api/v1/leagues/{id}/standings` is called
 through Django's full stack (token auth, middleware, DRF) and timed.
 
@@ -65,8 +65,9 @@ def _populate(rounds: int, players: int, live: int, rng: random.Random) -> tuple
 
     from accounts.tokens import token_issue
     from games.models import Game, Player, Seat, Table
+    from play.writes import round_recorded
     from scoring.models import PlayerResult, RoundResult
-    from scoring.services import league_create, league_standings_recompute, player_results, round_result_record
+    from scoring.services import league_create, league_standings_recompute, player_results
 
     # league_limit 0: no player may lose early, so every one of the rounds counts.
     league = league_create(name="Bench league", rules="house", options={"league_limit": 0})
@@ -145,7 +146,7 @@ def _populate(rounds: int, players: int, live: int, rng: random.Random) -> tuple
     record_times = []
     for game in live_games:
         started = time.perf_counter()
-        round_result_record(game=game)
+        round_recorded(game=game)
         record_times.append(time.perf_counter() - started)
     if league_standings_recompute(league_id=league.pk, write=False):
         raise SystemExit("standings kept by the live path differ from the ledger")
@@ -186,7 +187,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=10_000)
     parser.add_argument("--players", type=int, default=50)
     parser.add_argument("--requests", type=int, default=200)
-    parser.add_argument("--live", type=int, default=200, help="rounds recorded through round_result_record")
+    parser.add_argument("--live", type=int, default=200, help="rounds recorded through round_recorded")
     args = parser.parse_args(argv)
     if args.players % PLAYERS_PER_TABLE or not 0 <= args.live <= args.rounds:
         parser.error(f"--players must be a multiple of {PLAYERS_PER_TABLE}; --live at most --rounds")

@@ -24,6 +24,7 @@ import time
 import weakref
 from collections import defaultdict
 from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypeVar
 
@@ -405,35 +406,66 @@ def _stream_open(game_id: int, invite_code: str | None, messages_after: int | No
     return viewer, version, delay, chat.last_message_id(game_id) if messages_after is None else messages_after
 
 
-async def _game_events(game_id: int, viewer: int | None, after: int, delay: int = 0,
-                       messages_after: int = 0, *, token: AccessToken) -> AsyncIterator[bytes]:
+def _game_events(game_id: int, viewer: int | None, after: int, delay: int = 0,
+                 messages_after: int = 0, *, token: AccessToken) -> AsyncIterator[bytes]:
     """Ledger rows as ``event: move`` (``id:`` = seq) and the table's chat as ``event: message`` (no
     ``id:``, so ``Last-Event-ID`` stays the ledger's; ``?messages_after=`` resumes the chat). Ends with
     ``event: end`` when the round is over, or when ``token`` is gone (``reason``)."""
-    sub = channels.hub().subscribe(channels.game_topic(game_id))
+    position = {"after": after, "messages_after": messages_after}
+
+    async def page() -> _Page:
+        rows, status, version = await channels.db(_ledger_after, game_id, viewer, position["after"], delay)
+        frames = []
+        for row in rows:
+            frames.append(_sse(data=row, event="move", event_id=row["seq"]))
+            position["after"] = row["seq"]
+        for message in await channels.db(chat.messages_for_stream, game_id, viewer is None,
+                                         position["messages_after"]):
+            frames.append(_sse(data=message, event="message"))
+            position["messages_after"] = message["id"]
+        end = {"game": game_id, "status": status, "version": position["after"]} if status == "finished" else None
+        return _Page(frames=frames, full=len(rows) == PAGE, seen=version, end=end)
+
+    return _events(channels.game_topic(game_id), f"game {game_id} after {after}", {"game": game_id}, page,
+                   token=token)
+
+
+@dataclass
+class _Page:
+    """One read of a stream: its events, whether the page was full (the next is read at once), what the
+    hub's backstop compares (``Subscription.seen``) and the ``end`` event's data once the stream is over."""
+
+    frames: list[bytes]
+    full: bool
+    seen: int
+    end: dict[str, Any] | None = None
+
+
+async def _events(topic: str, opening: str, named: dict[str, Any], page: Callable[[], Awaitable[_Page]], *,
+                  token: AccessToken) -> AsyncIterator[bytes]:
+    """The loop of every stream: read a ``page``, send its events, read on while pages are full, then wait
+    for a wake-up on ``topic`` with keep-alives (which read nothing). Ends with the page's ``end``, or
+    when ``token`` is gone: ``event: end`` with ``named`` and the ``reason``."""
+    sub = channels.hub().subscribe(topic)
     watch = _token_watch()
     watched = watch.watch(token, sub)
     keepalive = float(settings.STREAMS_KEEPALIVE_SECONDS)
     try:
-        yield f"retry: 2000\n: game {game_id} after {after}\n\n".encode()
+        yield f"retry: 2000\n: {opening}\n\n".encode()
         while True:
             if watched.ended is not None:
-                yield _sse(data={"game": game_id, "reason": watched.ended}, event="end")
+                yield _sse(data={**named, "reason": watched.ended}, event="end")
                 return
-            rows, status, version = await channels.db(_ledger_after, game_id, viewer, after, delay)
-            sub.seen = version
-            for row in rows:
-                yield _sse(data=row, event="move", event_id=row["seq"])
-                after = row["seq"]
-            for message in await channels.db(chat.messages_for_stream, game_id, viewer is None, messages_after):
-                yield _sse(data=message, event="message")
-                messages_after = message["id"]
-            if len(rows) == PAGE:
+            read = await page()
+            sub.seen = read.seen
+            for frame in read.frames:
+                yield frame
+            if read.full:
                 continue
-            if status == "finished":
-                yield _sse(data={"game": game_id, "status": status, "version": after}, event="end")
+            if read.end is not None:
+                yield _sse(data=read.end, event="end")
                 return
-            while not await sub.wait(keepalive) and watched.ended is None:  # a keep-alive reads nothing
+            while not await sub.wait(keepalive) and watched.ended is None:
                 yield b": keep-alive\n\n"
     finally:
         watch.unwatch(watched)
@@ -466,28 +498,16 @@ async def me_stream(request: HttpRequest) -> HttpResponse:
     return _stream_response(_me_events(token.user.player.pk, after, token=token))
 
 
-async def _me_events(player_id: int, after: int, *, token: AccessToken) -> AsyncIterator[bytes]:
+def _me_events(player_id: int, after: int, *, token: AccessToken) -> AsyncIterator[bytes]:
     """Notifications as events named by their kind (``id:`` = notification id); ``event: end`` with a
     ``reason`` when ``token`` is gone."""
-    sub = channels.hub().subscribe(channels.player_topic(player_id))
-    watch = _token_watch()
-    watched = watch.watch(token, sub)
-    keepalive = float(settings.STREAMS_KEEPALIVE_SECONDS)
-    try:
-        yield f"retry: 2000\n: player {player_id} after {after}\n\n".encode()
-        while True:
-            if watched.ended is not None:
-                yield _sse(data={"reason": watched.ended}, event="end")
-                return
-            rows = await channels.db(_notifications_after, player_id, after)
-            for row in rows:
-                yield _sse(data=row, event=row["kind"], event_id=row["id"])
-                after = row["id"]
-            sub.seen = after
-            if len(rows) == PAGE:
-                continue
-            while not await sub.wait(keepalive) and watched.ended is None:  # a keep-alive reads nothing
-                yield b": keep-alive\n\n"
-    finally:
-        watch.unwatch(watched)
-        sub.close()
+    position = {"after": after}
+
+    async def page() -> _Page:
+        rows = await channels.db(_notifications_after, player_id, position["after"])
+        if rows:
+            position["after"] = rows[-1]["id"]
+        return _Page(frames=[_sse(data=row, event=row["kind"], event_id=row["id"]) for row in rows],
+                     full=len(rows) == PAGE, seen=position["after"])
+
+    return _events(channels.player_topic(player_id), f"player {player_id} after {after}", {}, page, token=token)

@@ -22,6 +22,7 @@ from lobby.serializers import (
     SeekCreateSerializer,
     SeekSerializer,
 )
+from maumau import database_retry
 from maumau.errors import ValidationFailed
 from maumau.params import query_bool, query_int
 from maumau.schema import errors, query_number
@@ -83,7 +84,8 @@ class SeekListCreateApi(APIView):
         seek = services.seek_create(player=_caller(request), rules=data["rules"], players=data["players"],
                                     options=options, league_id=data.get("league"),
                                     fill_with_bots_after=data.get("fill_with_bots_after"))
-        return Response(selectors.seek_data(selectors.seek_get(seek_id=seek.pk), _caller(request)),
+        return Response(database_retry.read_once_more(
+            lambda: selectors.seek_data(selectors.seek_get(seek_id=seek.pk), _caller(request))),
                         status=status.HTTP_201_CREATED)
 
 
@@ -129,7 +131,8 @@ class ChallengeListCreateApi(APIView):
         challenge = services.challenge_create(challenger=player, to=data["to"], rules=data["rules"],
                                               options=data.get("options"), max_players=data.get("max_players"),
                                               visibility=data["visibility"], expires_in=data["expires_in"])
-        return Response(selectors.challenge_data(selectors.challenge_get(challenge_id=challenge.pk, player=player)),
+        return Response(database_retry.read_once_more(
+            lambda: selectors.challenge_data(selectors.challenge_get(challenge_id=challenge.pk, player=player))),
                         status=status.HTTP_201_CREATED)
 
 
@@ -154,7 +157,8 @@ class ChallengeAcceptApi(APIView):
     def post(self, request: Request, challenge_id: int) -> Response:
         player = _caller(request)
         services.challenge_answer(player=player, challenge_id=challenge_id, accept=self.accept)
-        return Response(selectors.challenge_data(selectors.challenge_get(challenge_id=challenge_id, player=player)))
+        return Response(database_retry.read_once_more(
+            lambda: selectors.challenge_data(selectors.challenge_get(challenge_id=challenge_id, player=player))))
 
 
 class ChallengeDeclineApi(ChallengeAcceptApi):

@@ -4,9 +4,8 @@ Matching is atomic: every change to a pool of seeks (rules, options, players and
 under one lock of that pool (a transaction-scoped advisory lock on PostgreSQL; SQLite runs one writer
 at a time), and a seek leaves ``open`` only under it, so two seeks never take the same seat and no
 table is made twice. Tables are made and rounds started through ``play.services`` (``table_create``,
-``table_join``, ``table_bot_add``, ``round_start``), the paths every client's table takes. A use case's
-transaction is ``database_retry.written_once_more``: it runs once more when its session dies before the
-commit.
+``table_join``, ``table_bot_add``, ``round_start``), the paths every client's table takes. Each use case's
+transaction is ``database_retry.written_once_more`` (why: ``maumau.database_retry``).
 
 One player cannot flood the lobby: a few open seeks each (``MAUMAU_SEEKS_PER_PLAYER``), which expire
 (``MAUMAU_SEEK_EXPIRES_SECONDS``), one pending challenge to the same person and a few in all

@@ -1,12 +1,19 @@
-"""A read whose database connection died under it is answered from a fresh connection.
+"""Work whose database session died under it runs once more, on a fresh connection: the one place
+that says why and when.
 
 The pool checks a connection when a request borrows it (``maumau/postgresql/base.py``), but the
-database may still end a session while a request uses it (a restart, ``pg_terminate_backend``). A
-read that fails so is run once more (from the API's exception handler, inside the view's own thread,
-under WSGI and ASGI alike): reads change nothing but what is idempotent by design (a passed deadline
-resolved once, a token's last use). Writes retry where they know nothing was committed: the move
-pipeline (``play.services.move_submit``) does so itself, and a service whose use case is one
-transaction says so with :func:`written_once_more`.
+database may still end a session while a request uses it (a restart, ``pg_terminate_backend``).
+
+- A read that fails so is run once more (from the API's exception handler, inside the view's own
+  thread, under WSGI and ASGI alike): reads change nothing but what is idempotent by design (a passed
+  deadline resolved once, a token's last use).
+- A write retries only where it knows nothing was committed: a session that dies before the COMMIT
+  leaves nothing written. Not after the body ended (the commit's outcome is unknown), nor inside a
+  caller's transaction (that one is lost with the connection; the caller retries), nor when the pool
+  is exhausted (waiting again won't help). A service whose use case is one transaction says so with
+  :func:`written_once_more`; the move pipeline (``play.services.move_submit``) runs the same loop
+  itself. What a write view reads for its answer after that commit goes through :func:`read_once_more`
+  (a 500 there would hide a write that was made).
 """
 
 from __future__ import annotations
@@ -47,6 +54,19 @@ def read_again(exc: Exception, context: dict[str, Any]) -> Any:
     request._request._database_retried = True
     connection.close()  # the broken one goes back to the pool, which discards it
     return view.dispatch(request._request, *context.get("args", ()), **context.get("kwargs", {}))
+
+
+def read_once_more(read: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
+    """``read(*args, **kwargs)``, run once more on a fresh connection when its session died under it:
+    for what a request reads outside a transaction where running the whole view again would write
+    again (the answer a write view reads after its service committed, the token look-up)."""
+    try:
+        return read(*args, **kwargs)
+    except (OperationalError, InterfaceError) as exc:
+        if connection.in_atomic_block or pool_exhausted(exc):
+            raise
+        connection.close()
+    return read(*args, **kwargs)
 
 
 def written_once_more(service: Callable[P, R]) -> Callable[P, R]:

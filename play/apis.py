@@ -128,7 +128,17 @@ class TableDetailApi(APIView):
 
 
 def _table_answer(table_id: int, player: Player) -> dict[str, Any]:
-    return selectors.table_data(selectors.table_get(table_id=table_id, viewer=player), player)
+    """A table write's answer, read after its commit (``database_retry.read_once_more``)."""
+    return database_retry.read_once_more(
+        lambda: selectors.table_data(selectors.table_get(table_id=table_id, viewer=player), player))
+
+
+def _round_answer(game_id: int, player: Player) -> dict[str, Any]:
+    """A started round's answer, read after its commit (``database_retry.read_once_more``)."""
+    def read() -> dict[str, Any]:
+        game, seats, viewer = selectors.game_for_player(game_id=game_id, player=player)
+        return selectors.game_view_for_player(game=game, seats=seats, viewer=viewer)
+    return database_retry.read_once_more(read)
 
 
 class TableReclaimApi(APIView):
@@ -187,7 +197,7 @@ class TableBotApi(APIView):
     @extend_schema(summary="Seat a bot (host only)", request=BotAddSerializer,
                    responses={201: TableSerializer, **errors(400, 401, 403, 404, 409, 429)},
                    description="`random` plays any legal action, `basic` plays like a sensible person, `strong` "
-                               "searches (determinized Monte Carlo over the engine, about 200 ms a move) and "
+                               "searches (determinized Monte Carlo over the engine) and "
                                "moves from a background task just after the request that gave it the turn.",
                    examples=[example("The basic bot", {"level": "basic"}),
                              example("The random bot", {"level": "random"}),
@@ -222,9 +232,7 @@ class RoundStartApi(APIView):
         data = validated(RoundStartSerializer, request)
         player = caller(request)
         game = services.round_start(table_id=table_id, player=player, seed=data.get("seed"), setup=data.get("setup"))
-        game, seats, viewer = selectors.game_for_player(game_id=game.pk, player=player)
-        return Response(selectors.game_view_for_player(game=game, seats=seats, viewer=viewer),
-                        status=status.HTTP_201_CREATED)
+        return Response(_round_answer(game.pk, player), status=status.HTTP_201_CREATED)
 
 
 INVITE_CODE = OpenApiParameter(

@@ -1,14 +1,15 @@
 """Use cases that write: one transaction each, keyword-only arguments, domain errors out. A use case's
-transaction is ``database_retry.written_once_more``: it runs once more when its session dies before the
-commit (the move pipeline has its own such loop).
+transaction is ``database_retry.written_once_more`` (why: ``maumau.database_retry``; the move pipeline
+has its own such loop).
 
 ``move_submit`` is the one path for everything that changes a round: a person's action, the bots on
 turn, and the turn clock (the expiry tasks, the sweep and a request that finds a passed deadline).
 Its body reads as the pipeline it runs. What follows a move is explicit: the apps above the stored
 game return what a move means for them (the streams app its notifications and wake-ups, the scoring
-app a finished round's rating moves) and the pipeline writes it with the move (``play.writes``, one
-statement on PostgreSQL); the clock tasks and deliveries go out on commit. It returns the round as it
-left it or raises; answering HTTP, and replaying an answer for an Idempotency-Key, is the API's.
+app a finished round's result, lines and rating moves) and the pipeline writes it with the move
+(``play.writes``: one statement on PostgreSQL, two at a round's end); the clock tasks and deliveries
+go out on commit. It returns the round as it left it or raises; answering HTTP, and replaying an
+answer for an Idempotency-Key, is the API's.
 """
 
 from __future__ import annotations
@@ -151,7 +152,7 @@ def _seat_add(table: Table, position: int, player: Player, *, bot_controlled: bo
     """A new seat with its server nonce; the people already at the table are told once it commits."""
     seat = Seat.objects.create(table=table, position=position, player=player, bot_controlled=bot_controlled,
                                entropy=entropy, nonce=secrets.token_hex(16))
-    transaction.on_commit(functools.partial(stream_services.player_joined, seat_id=seat.pk), robust=True)
+    transaction.on_commit(lambda: stream_services.player_joined(seat_id=seat.pk), robust=True)
     return seat
 
 
@@ -341,7 +342,8 @@ def round_start(*, table_id: int, player: Player, seed: Any = None, setup: Any =
     table.rounds_started += 1
     table.status = "playing"
     table.save(update_fields=["rounds_started", "status", "next_seed", "next_commitment"])
-    transaction.on_commit(functools.partial(stream_services.round_started, game_id=game.pk), robust=True)
+    # A lambda, not a partial: Django names a robust callback that failed by its __qualname__.
+    transaction.on_commit(lambda: stream_services.round_started(game_id=game.pk), robust=True)
     tasks.clock_tasks_schedule(game)
     if any(s.bot_controlled for s in seats):
         move_submit(game_id=game.pk, actor="bot", action=None)
@@ -480,10 +482,7 @@ def move_submit(
     details then say what it cost, as its player may see it).
     """
     action = _action_parsed(action)
-    # A connection that dies before the commit (a restarted or terminated database session) leaves
-    # nothing written: the pipeline runs once more on a fresh one. Not after the body ended (the commit's
-    # outcome is unknown), nor inside a caller's transaction (that one is lost with the connection; the
-    # caller retries, as the API's views do).
+    # database_retry.written_once_more's loop, kept here: a refusal leaves the transaction normally.
     retry_allowed = not connection.in_atomic_block
     for attempt in (1, 2):
         refusal: DomainError | None = None
@@ -789,8 +788,8 @@ def _bot_apply(locked: LockedRound, game_seat: int, choice: dict[str, Any]) -> b
 def _round_save(locked: LockedRound) -> None:
     """Write the appended ledger rows, the game row (settled by :func:`_game_fields_settle`) and what
     follows from them: the notifications the streams app builds and the wake-ups, and when the round
-    ended the table set open and the result the scoring app records, with its rating moves. One
-    statement (``play.writes``), two when the round ended: the result is recorded after the ledger
+    ended the table set open and the round's result, lines and rating moves the scoring app counts.
+    One statement (``play.writes``), two when the round ended: the round is counted after the ledger
     rows are written (the ratings lock counts who played them), and the notifications tell it. Then
     what follows on commit: webhook deliveries, reminders, clock tasks."""
     game = locked.game
@@ -801,7 +800,7 @@ def _round_save(locked: LockedRound) -> None:
         writes.move_write(pending)
         pending = writes.MoveWrites()
         if (game.result or {}).get("reason") != "aborted":  # an aborted round never counts, not even as played
-            _round_result, pending.rating_moves = scoring_services.round_result_counted(
+            pending.round_count = scoring_services.round_counted(
                 game=game, seat_players={index: seat.player_id for index, seat in enumerate(locked.seats)},
                 bots={seat.player_id for seat in locked.seats if seat.player.is_bot})
     pending.notifications = stream_services.move_notifications(game=game, seats=locked.seats, moves=locked.appended)

@@ -1,27 +1,37 @@
 """The one writer of a move's statement: the ledger rows a request appended, the game row as they
 left it, the table set open when the round ended, and what the apps above the stored game returned
-for them (the streams app's notifications and wake-ups, the scoring app's rating moves). Those apps
-build their rows and leave the writing to the pipeline, so each can be run and tested alone and a
-move still writes in one place.
+for them: the streams app's notifications and wake-ups, the scoring app's round count (the round's
+result, its lines and its rating moves, ``scoring.services.round_counted``). Those apps build their
+rows and leave the writing to the pipeline, so each can be run and tested alone and a move still
+writes in one place.
+
+One write stays with scoring: a league's standings (a materialized sum per league and player). They
+are moved under the league lock, where the league limit is judged on the totals the round leaves and
+a league it finishes is closed before the lock is let go; handing them here would split that decision
+from the write it depends on.
 
 On PostgreSQL the writes are one literal statement, :data:`MOVE_SQL`: a data-modifying ``WITH`` whose
-parts take their rows as one JSON array each (``jsonb_to_recordset``). Its text never changes, so it is
-prepared once per connection whatever the move wrote (a statement built per number of rows would be
-parsed and planned anew for each shape), and a part given no rows writes nothing. Elsewhere (SQLite)
-the ORM writes the same rows, one statement each.
+parts take their rows as one JSON array each (``jsonb_to_recordset``); the round's lines and rating
+rows take the result's id from its ``RETURNING``. Its text never changes, so it is prepared once per
+connection whatever the move wrote (a statement built per number of rows would be parsed and planned
+anew for each shape), and a part given no rows writes nothing. Elsewhere (SQLite) the ORM writes the
+same rows, one statement each.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
-from django.db import DatabaseError, connection
+from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 
 from games import sql
 from games.models import Game, Move, Table
-from scoring.models import Rating, RatingPoint
+from scoring import services as scoring_services
+from scoring.models import PlayerResult, Rating, RatingPoint, RoundResult
 from scoring.ratings import RatingMoves
+from scoring.services import RoundCount
 from streams.channels import PG_CHANNEL
 from streams.models import Notification
 
@@ -40,6 +50,23 @@ MOVE_SQL = (
     " finished_at = %s::timestamptz WHERE id = %s::bigint RETURNING 1), "
     "opened AS ("
     "UPDATE games_table SET status = 'open' WHERE id = %s::bigint AND status = 'playing' RETURNING 1), "
+    "result AS ("
+    "INSERT INTO scoring_roundresult (game_id, table_id, league_id, number, rules, scoring, reason, winner_id,"
+    " multiplier, counted, practice, rated, finished_at)"
+    " SELECT game_id, table_id, league_id, number, rules, scoring, reason, winner_id, multiplier, counted,"
+    " practice, rated, finished_at FROM jsonb_to_recordset(%s::jsonb) AS r(game_id bigint, table_id bigint,"
+    " league_id bigint, number integer, rules text, scoring text, reason text, winner_id bigint,"
+    " multiplier integer, counted boolean, practice boolean, rated boolean, finished_at timestamptz)"
+    " RETURNING id), "
+    "lines AS ("
+    "INSERT INTO scoring_playerresult (round_id, player_id, table_id, league_id, rules, seat, rank, cards_left,"
+    " raw_points, multiplier, points, won, multiplier_bonus, practice, finished_at)"
+    " SELECT result.id, l.player_id, l.table_id, l.league_id, l.rules, l.seat, l.rank, l.cards_left, l.raw_points,"
+    " l.multiplier, l.points, l.won, l.multiplier_bonus, l.practice, l.finished_at"
+    " FROM result, jsonb_to_recordset(%s::jsonb) AS l(player_id bigint, table_id bigint, league_id bigint,"
+    " rules text, seat integer, rank integer, cards_left integer, raw_points integer, multiplier integer,"
+    " points integer, won boolean, multiplier_bonus integer, practice boolean, finished_at timestamptz)"
+    " RETURNING id), "
     "notes AS ("
     "INSERT INTO streams_notification (player_id, kind, table_id, game_id, data, created_at)"
     " SELECT player_id, kind, table_id, game_id, data, created_at FROM jsonb_to_recordset(%s::jsonb)"
@@ -47,16 +74,18 @@ MOVE_SQL = (
     " RETURNING id), "
     "rated AS ("
     "UPDATE scoring_rating SET mu = r.mu, sigma = r.sigma, rating = r.rating, rounds = r.rounds,"
-    " last_round_id = r.last_round_id FROM jsonb_to_recordset(%s::jsonb) AS r(id bigint, mu float8,"
-    " sigma float8, rating float8, rounds integer, last_round_id bigint) WHERE scoring_rating.id = r.id"
+    " last_round_id = result.id FROM result, jsonb_to_recordset(%s::jsonb) AS r(id bigint, mu float8,"
+    " sigma float8, rating float8, rounds integer) WHERE scoring_rating.id = r.id"
     " RETURNING 1), "
     "points AS ("
     "INSERT INTO scoring_ratingpoint (round_id, player_id, rules, rank, mu, sigma, rating)"
-    " SELECT round_id, player_id, rules, rank, mu, sigma, rating FROM jsonb_to_recordset(%s::jsonb)"
-    " AS p(round_id bigint, player_id bigint, rules text, rank integer, mu float8, sigma float8, rating float8)"
+    " SELECT result.id, p.player_id, p.rules, p.rank, p.mu, p.sigma, p.rating"
+    " FROM result, jsonb_to_recordset(%s::jsonb)"
+    " AS p(player_id bigint, rules text, rank integer, mu float8, sigma float8, rating float8)"
     " RETURNING 1), "
     "wake AS (SELECT pg_notify(%s::text, topic) FROM unnest(%s::text[]) AS topic) "
     "SELECT (SELECT array_agg(id ORDER BY id) FROM moves), (SELECT count(*) FROM game),"
+    " (SELECT id FROM result), (SELECT array_agg(id ORDER BY id) FROM lines),"
     " (SELECT array_agg(id ORDER BY id) FROM notes), (SELECT count(*) FROM rated), (SELECT count(*) FROM wake)"
 )
 
@@ -72,8 +101,8 @@ class MoveWrites:
     game: Game | None = None  #: its row as the appended moves left it (one row: else the write fails)
     moves: list[Move] = field(default_factory=list)
     table_opened: int | None = None  #: the table to set open (if it is playing): the round ended
+    round_count: RoundCount | None = None  #: the ended round's result, lines and rating moves
     notifications: list[Notification] = field(default_factory=list)
-    rating_moves: RatingMoves | None = None
     wake: tuple[str, ...] = ()  #: topics to ``pg_notify`` (``streams.channels.published_on_commit``)
 
 
@@ -88,41 +117,80 @@ def move_write(writes: MoveWrites) -> None:
         _written_by_the_orm(writes)
 
 
+@transaction.atomic
+def round_recorded(*, game: Game, seat_players: dict[int, int] | None = None,
+                   bots: set[int] | None = None) -> RoundResult:
+    """Count and write a finished round outside a move (a round's end without its last move: the
+    scoring tests, ``bench.scoring``); the round's row when it was recorded already."""
+    count = scoring_services.round_counted(game=game, seat_players=seat_players, bots=bots)
+    if count is None:
+        return RoundResult.objects.get(game_id=game.pk)
+    move_write(MoveWrites(round_count=count))
+    return count.result
+
+
+def _rows(objects: Any, names: tuple[str, ...]) -> Any:
+    """Model instances as one JSON array of their fields ``names`` (datetimes in ISO form), a ``pk``
+    as ``id``."""
+    rows = []
+    for obj in objects:
+        row = {}
+        for name in names:
+            value = getattr(obj, name)
+            row["id" if name == "pk" else name] = value.isoformat() if hasattr(value, "isoformat") else value
+        rows.append(row)
+    return sql.jsonb(rows)
+
+
+MOVE_COLUMNS = ("game_id", "seq", "actor", "seat", "player_id", "action", "events", "created_at", "prev_hash",
+                "hash")
+RESULT_COLUMNS = ("game_id", "table_id", "league_id", "number", "rules", "scoring", "reason", "winner_id",
+                  "multiplier", "counted", "practice", "rated", "finished_at")
+LINE_COLUMNS = ("player_id", "table_id", "league_id", "rules", "seat", "rank", "cards_left", "raw_points",
+                "multiplier", "points", "won", "multiplier_bonus", "practice", "finished_at")
+NOTE_COLUMNS = ("player_id", "kind", "table_id", "game_id", "data", "created_at")
+RATING_COLUMNS = ("pk", "mu", "sigma", "rating", "rounds")
+POINT_COLUMNS = ("player_id", "rules", "rank", "mu", "sigma", "rating")
+
+
 def _written_as_one(writes: MoveWrites) -> None:
-    game = writes.game
-    moves = [{"game_id": m.game_id, "seq": m.seq, "actor": m.actor, "seat": m.seat, "player_id": m.player_id,
-              "action": m.action, "events": m.events, "created_at": m.created_at.isoformat(),
-              "prev_hash": m.prev_hash, "hash": m.hash} for m in writes.moves]
-    notes = [{"player_id": n.player_id, "kind": n.kind, "table_id": n.table_id, "game_id": n.game_id,
-              "data": n.data, "created_at": n.created_at.isoformat()} for n in writes.notifications]
-    rated = writes.rating_moves
-    ratings = [{"id": r.pk, "mu": r.mu, "sigma": r.sigma, "rating": r.rating, "rounds": r.rounds,
-                "last_round_id": r.last_round_id} for r in (rated.ratings if rated else ())]
-    points = [{"round_id": p.round_id, "player_id": p.player_id, "rules": p.rules, "rank": p.rank, "mu": p.mu,
-               "sigma": p.sigma, "rating": p.rating} for p in (rated.points if rated else ())]
+    game, count = writes.game, writes.round_count
+    rated = count.rating_moves if count is not None else None
+    ratings = rated.ratings if rated else []
     if game is not None:
         row = [sql.jsonb(game.state), game.version, game.ledger_head, game.turn, game.deadline,
                game.hermann_deadline, game.status, sql.jsonb(game.result), game.finished_at, game.pk]
     else:
         row = [None] * 10
-    params = [sql.jsonb(moves), *row, writes.table_opened, sql.jsonb(notes), sql.jsonb(ratings),
-              sql.jsonb(points), PG_CHANNEL, list(writes.wake)]
+    params = [_rows(writes.moves, MOVE_COLUMNS), *row, writes.table_opened,
+              _rows([count.result] if count else [], RESULT_COLUMNS), _rows(count.lines if count else [], LINE_COLUMNS),
+              _rows(writes.notifications, NOTE_COLUMNS), _rows(ratings, RATING_COLUMNS),
+              _rows(rated.points if rated else [], POINT_COLUMNS), PG_CHANNEL, list(writes.wake)]
     with sql.cursor() as c:
         c.execute(MOVE_SQL, params)
-        move_ids, games, note_ids, ratings_moved, _woken = c.fetchone()
-    if games != (game is not None) or ratings_moved != len(ratings):
-        raise DatabaseError(f"expected to update {int(game is not None)} game and {len(ratings)} ratings, "
-                            f"found {games} and {ratings_moved}")
+        move_ids, games, result_id, line_ids, note_ids, ratings_moved, _woken = c.fetchone()
+    if games != (game is not None) or ratings_moved != len(ratings) or (result_id is not None) != (count is not None):
+        raise DatabaseError(f"expected to update {int(game is not None)} game and {len(ratings)} ratings and to "
+                            f"insert {int(count is not None)} result, found {games}, {ratings_moved} and {result_id}")
     _ids_set(writes.moves, move_ids or [])
     _ids_set(writes.notifications, note_ids or [])
+    if count is not None:
+        _ids_set([count.result], [result_id])
+        _ids_set(count.lines, line_ids or [])
+        for line in count.lines:
+            line.round_id = result_id
+        for rating in ratings:
+            rating.last_round_id = result_id
+        for point in rated.points if rated else ():
+            point.round_id = result_id
 
 
-def _ids_set(rows: list[Move] | list[Notification], ids: list[int]) -> None:
+def _ids_set(rows: list[Any], ids: list[int]) -> None:
     """The ids the rows took, in the order they were inserted (a sequence hands them out in that order)."""
-    for row, pk in zip(rows, ids, strict=True):
-        row.pk = pk
-        row._state.adding = False
-        row._state.db = connection.alias
+    for model_row, pk in zip(rows, ids, strict=True):
+        model_row.pk = pk
+        model_row._state.adding = False
+        model_row._state.db = connection.alias
 
 
 def _written_by_the_orm(writes: MoveWrites) -> None:
@@ -134,7 +202,11 @@ def _written_by_the_orm(writes: MoveWrites) -> None:
             raise DatabaseError(f"expected one game to update, found {updated}")
     if writes.table_opened is not None:
         Table.objects.filter(pk=writes.table_opened, status="playing").update(status="open")
+    count = writes.round_count
+    if count is not None:
+        count.result.save()  # the lines and rating rows name it: they take its id as they are written
+        PlayerResult.objects.bulk_create(count.lines)
+        if count.rating_moves is not None:
+            Rating.objects.bulk_update(count.rating_moves.ratings, RatingMoves.FIELDS)
+            RatingPoint.objects.bulk_create(count.rating_moves.points)
     Notification.objects.bulk_create(writes.notifications)
-    if writes.rating_moves is not None:
-        Rating.objects.bulk_update(writes.rating_moves.ratings, RatingMoves.FIELDS)
-        RatingPoint.objects.bulk_create(writes.rating_moves.points)

@@ -1,4 +1,4 @@
-"""Read-mostly admin: the ledger is append-only, standings are derived (recompute, never edit)."""
+"""Read-mostly admin: the round results are append-only, standings are derived (recompute, never edit)."""
 
 from django.contrib import admin
 

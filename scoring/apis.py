@@ -11,6 +11,7 @@ from rest_framework.views import APIView
 
 from games.models import Player
 from games.selectors import table_get
+from maumau import database_retry
 from maumau.errors import NotFoundError
 from maumau.params import query_bool, query_int
 from maumau.schema import errors, query_number
@@ -78,7 +79,8 @@ class LeagueListApi(APIView):
         data = LeagueCreateInput(data=request.data)
         data.is_valid(raise_exception=True)
         league = services.league_create(**data.validated_data, created_by=request.user.player)
-        return Response(league_data(selectors.league_get(league_id=league.pk)), status=201)
+        return Response(database_retry.read_once_more(lambda: league_data(selectors.league_get(league_id=league.pk))),
+                        status=201)
 
 
 class LeagueDetailApi(APIView):
@@ -90,6 +92,13 @@ class LeagueDetailApi(APIView):
     )
     def get(self, request: Request, league_id: int) -> Response:
         return Response(league_data(selectors.league_get(league_id=league_id)))
+
+
+
+def _resigned_answer(league_id: int) -> dict[str, Any]:
+    """The league and its standings after a resignation, read after its commit."""
+    league = selectors.league_get(league_id=league_id)
+    return {"league": league_data(league), "standings": selectors.league_standings(league=league)}
 
 
 class LeagueStandingsApi(APIView):
@@ -105,8 +114,7 @@ class LeagueStandingsApi(APIView):
         tags=["leagues"],
     )
     def get(self, request: Request, league_id: int) -> Response:
-        league = selectors.league_get(league_id=league_id)
-        return Response({"league": league_data(league), "standings": selectors.league_standings(league=league)})
+        return Response(database_retry.read_once_more(_resigned_answer, league_id))
 
 
 class LeagueResignApi(APIView):
@@ -128,8 +136,7 @@ class LeagueResignApi(APIView):
     def post(self, request: Request, league_id: int) -> Response:
         validated(LeagueResignInput, request)
         services.league_resign(league_id=league_id, player=request.user.player)
-        league = selectors.league_get(league_id=league_id)
-        return Response({"league": league_data(league), "standings": selectors.league_standings(league=league)})
+        return Response(database_retry.read_once_more(_resigned_answer, league_id))
 
 
 class TableScoreboardApi(APIView):

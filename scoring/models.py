@@ -1,15 +1,15 @@
-"""Results ledger, league standings and ratings.
+"""Round results, league standings and ratings.
 
-`RoundResult` + `PlayerResult` are the ledger: written once per finished round, in the
-transaction of the last move, never updated. `Standing` is a materialized sum of the ledger
-per (league, player), kept in step by `scoring.services.round_result_record` so the
-standings read is one query; `standings_recompute` rebuilds it from the ledger and
-`verify_standings` proves that the two agree. `LeagueResignation` is the ledger's third kind of
-row: a player leaving a league, in order with the rounds.
+`RoundResult` + `PlayerResult` are the round results: written once per finished round, in the
+transaction of the last move, never updated. `Standing` is a materialized sum of the results
+per (league, player), kept in step by `scoring.services.round_counted` so the standings read
+is one query; `standings_recompute` rebuilds it from the round results and `verify_standings`
+proves that the two agree. `LeagueResignation` is the results' third kind of row: a player
+leaving a league, in order with the rounds.
 
 `Rating` (one per player and rule set) and `RatingPoint` (one per player and rated round) are
-derived from the ledger the same way: `scoring.ratings` rates a round in the transaction that records
-it, `ratings_recompute` replays every rated round in ledger order and `verify_ratings` compares.
+derived from the round results the same way: `scoring.ratings` rates a round in the transaction that
+records it, `ratings_recompute` replays every rated round in id order and `verify_ratings` compares.
 
 `League` itself is a model of the stored game (``games.models``): tables point at it, and foreign
 keys point downwards only. Its table kept its name, ``scoring_league``, when it moved there.
@@ -23,10 +23,10 @@ from games.models import RULE_SET_CHOICES
 
 
 class RoundResult(models.Model):
-    """One finished round (game): the header row of the results ledger.
+    """One finished round (game): the header row of the round results.
 
     `counted` is False for a round that ended after its league was already finished
-    (it started before the limit was reached): it stays in the ledger but the frozen
+    (it started before the limit was reached): it stays in the round results but the frozen
     standings do not move. It is False for a `practice` round too (a chosen seed or setup):
     such a round is recorded and shown, marked, but never counts in standings, scoreboards'
     totals, statistics or ratings (`rated` is False for it).
@@ -123,10 +123,10 @@ class Standing(models.Model):
 
 
 class LeagueResignation(models.Model):
-    """A player's resignation from a league: a row of the results ledger of its own.
+    """A player's resignation from a league: a row of the round results of its own.
 
     Written under the league row lock, as the rounds are, so `after_round` (the league's last
-    round in the ledger at that moment; None if it had none) places it among them exactly: the
+    round in the results at that moment; None if it had none) places it among them exactly: the
     replay applies it after that round and before every later one. What it means depends on the
     league (`scoring.services.league_resign`): with a limit, the resigner loses the league at once;
     without one, they are withdrawn and none of their later lines counts in it. One per player.
@@ -163,8 +163,8 @@ class Rating(models.Model):
     sigma = models.FloatField()
     rating = models.FloatField()
     rounds = models.PositiveIntegerField(default=0)
-    #: The last round that moved it (its ledger id): the history's newest point. No database constraint
-    #: (see `RatingPoint`) and no index: nothing looks ratings up by it (a ledger round is never deleted).
+    #: The last round that moved it (its result id): the history's newest point. No database constraint
+    #: (see `RatingPoint`) and no index: nothing looks ratings up by it (a round result is never deleted).
     last_round = models.ForeignKey(RoundResult, null=True, blank=True, on_delete=models.PROTECT, related_name="+",
                                    db_constraint=False, db_index=False)
 
@@ -172,7 +172,7 @@ class Rating(models.Model):
         constraints = [models.UniqueConstraint(fields=["player", "rules"], name="scoring_rating_player_rules")]
         #: One index serves both leaderboards: people only is one range of it, everyone is the merge of
         #: its two ranges (`scoring.selectors.leaderboard`). Two indexes (everyone's and a partial one of
-        #: people) cost a rated round's move 0.1 to 0.2 ms more (bench.ratings).
+        #: people) would make every rated round's move write one index entry more per player (bench.ratings).
         indexes = [models.Index(fields=["rules", "bot", "-rating", "player"], name="scoring_rating_boards")]
 
     def __str__(self) -> str:
@@ -183,10 +183,10 @@ class RatingPoint(models.Model):
     """One player's rating after one rated round: the history, one point per rated round.
 
     Its references (and `Rating.last_round`) have no database constraint: PostgreSQL checks each
-    referenced row when the transaction commits, twelve checks for a four-player round, which cost the
-    move that ends it about 0.2 ms (bench.ratings; the round's ledger lines check the same rows). The
-    rows are derived from the results ledger and written only by `scoring.ratings`; `verify_ratings`
-    finds a point or rating that disagrees with the ledger, and Django still applies `on_delete`.
+    referenced row when the transaction commits, twelve checks for a four-player round, which the move
+    that ends it would pay for (bench.ratings; the round's result lines check the same rows). The rows
+    are derived from the round results and counted only by `scoring.ratings`; `verify_ratings` finds a
+    point or rating that disagrees with the round results, and Django still applies `on_delete`.
     Their own indexes: the unique (round, player) and the history's (player, rules, round) lead with them."""
 
     round = models.ForeignKey(RoundResult, on_delete=models.CASCADE, related_name="rating_points",

@@ -2,7 +2,7 @@
 
 OpenSkill's Plackett-Luce model (the `openskill` library, its defaults: mu 25, sigma 25/3, beta 25/6,
 tau 25/300) rates a round from the ranking the engine computed, seat by seat, ties shared (ranks
-1, 2, 2, 4 as the results ledger holds them). The displayed value is the conservative estimate
+1, 2, 2, 4 as the round results hold them). The displayed value is the conservative estimate
 mu - 3 sigma (OpenSkill's `ordinal`), which starts at 0 and rises as a player proves themselves;
 a rating is *provisional* until `PROVISIONAL_ROUNDS` rated rounds.
 
@@ -15,8 +15,8 @@ Which rounds are rated is decided once, when the round is recorded (`ratings_loc
   owner a win per two requests. The whole round is unrated, for the resigner and everyone else;
 - a stand-in bot finished a person's seat (its last `player`/`bot` row on that seat is the bot's:
   they left, or never took it back after timeouts), or made most of its turns (per person seat, `bot`
-  rows against all `player`, `bot` and `clock` rows). The round is unrated for everyone: the results
-  ledger marks whole rounds, and an absent person's seat played by a bot is not a fair result for
+  rows against all `player`, `bot` and `clock` rows). The round is unrated for everyone: the round
+  results mark whole rounds, and an absent person's seat played by a bot is not a fair result for
   the others either;
 - the same players (the same set, under the same rules) already had
   `MAUMAU_RATED_ROUNDS_TOGETHER_PER_DAY` (3) rated rounds in the 24 hours before it ended: repeated
@@ -29,13 +29,13 @@ ten rated rounds take more than one set of opponents or more than three days.
 
 Order and concurrency: `ratings_locked` creates the missing rating rows and locks the round's rows
 (one upsert whose conflicts lock them in the order of its VALUES, player id, so two rounds that share
-players lock them in the same order and never deadlock) *before* the round's ledger row takes its id.
-Two rounds that share a player are therefore rated in the order of their ledger ids, and
+players lock them in the same order and never deadlock) *before* the round's result row takes its id.
+Two rounds that share a player are therefore rated in the order of their result ids, and
 `ratings_replay` (which rates every rated round again in id order from the initial values) reproduces
 the stored ratings exactly.
 
 Cost (bench.ratings): rating adds no round trip to the move that ends a round. The lock takes the
-place of the ledger look-up that recording a round not rated makes, and what `round_rate` returns
+place of the look-up for a recorded result that counting a round not rated makes, and what `round_rate` returns
 is written by the move pipeline in the move's own statement.
 """
 
@@ -138,15 +138,16 @@ def ratings_locked(*, game: Any, practice: bool, rules: str, seat_players: dict[
                    bots: set[int]) -> dict[int, LockedRating]:
     """The ratings of a finished round's players under `rules` by player id, locked until the
     transaction ends (created at the initial values where missing), or none when the round is not
-    rated or is already in the ledger.
+    rated or is already recorded.
 
-    A round is not rated for the reasons in the module's docstring. Those checks, the ledger check and
-    the lock are one literal statement: an upsert that returns each row, locking them in the order of its
-    VALUES, which is player-id order, and inserts nothing when a reason holds or the round is recorded.
+    A round is not rated for the reasons in the module's docstring. Those checks, the check for a
+    recorded result and the lock are one literal statement: an upsert that returns each row, locking them
+    in the order of its VALUES, which is player-id order, and inserts nothing when a reason holds or the
+    round is recorded.
 
     A rated round so makes one statement where a round not rated makes the caller's look-up for a row
-    already written: the caller looks only when this returns nothing. (Sending the two together in one
-    pipeline, as before, took 0.56 ms where the lock alone takes 0.38, timed in one bench.ratings run.)
+    already written: the caller looks only when this returns nothing (bench.ratings: cheaper than sending
+    the two together in one pipeline).
     """
     if practice or not game.result or game.result.get("reason") == "aborted":
         return {}
@@ -180,8 +181,9 @@ class RatingMoves:
 
 def round_rate(*, round_result: RoundResult, lines: Sequence[PlayerResult],
                ratings: dict[int, LockedRating]) -> RatingMoves:
-    """Move the locked `ratings` by one recorded round (its ledger `lines`): what the round writes,
-    for the caller to write in the same transaction (`rating_moves_write`, or the move's statement)."""
+    """Move the locked `ratings` by one counted round (its result and `lines`, unsaved): what the round
+    writes, for the move pipeline to write in the same transaction. The rows name `round_result` as an
+    object; they take its id when it is written (``play.writes``)."""
     lines = sorted(lines, key=lambda line: line.seat)
     locked = [ratings[line.player_id] for line in lines]
     after = rated_after([(rating.mu, rating.sigma) for rating in locked], [line.rank for line in lines])
@@ -189,16 +191,10 @@ def round_rate(*, round_result: RoundResult, lines: Sequence[PlayerResult],
     for line, rating, (mu, sigma) in zip(lines, locked, after, strict=True):
         value = display_value(mu, sigma)
         moved.append(Rating(pk=rating.id, mu=mu, sigma=sigma, rating=value, rounds=rating.rounds + 1,
-                            last_round_id=round_result.pk))
-        points.append(RatingPoint(round_id=round_result.pk, player_id=line.player_id, rules=round_result.rules,
+                            last_round=round_result))
+        points.append(RatingPoint(round=round_result, player_id=line.player_id, rules=round_result.rules,
                                   rank=line.rank, mu=mu, sigma=sigma, rating=value))
     return RatingMoves(ratings=moved, points=points)
-
-
-def rating_moves_write(moves: RatingMoves) -> None:
-    """Write a round's rating moves with the ORM (a round recorded outside the move pipeline)."""
-    Rating.objects.bulk_update(moves.ratings, RatingMoves.FIELDS)
-    RatingPoint.objects.bulk_create(moves.points)
 
 
 # --- replay, compare, recompute --------------------------------------------------------------------
@@ -206,7 +202,7 @@ def rating_moves_write(moves: RatingMoves) -> None:
 
 @dataclass
 class RatingsReplay:
-    """Every rating rebuilt from the results ledger: (rules, player) -> [mu, sigma, rounds, last round]."""
+    """Every rating rebuilt from the round results: (rules, player) -> [mu, sigma, rounds, last round]."""
 
     ratings: dict[tuple[str, int], list[Any]] = field(default_factory=dict)
     bots: set[int] = field(default_factory=set)
@@ -214,7 +210,7 @@ class RatingsReplay:
 
 
 def _rated_rounds() -> Iterator[tuple[int, str, list[tuple[int, int]]]]:
-    """(round id, rules, [(player id, rank) by seat]) of every rated round, in ledger order."""
+    """(round id, rules, [(player id, rank) by seat]) of every rated round, in id order."""
     rows = (
         PlayerResult.objects.filter(round__rated=True)
         .order_by("round_id", "seat")
@@ -233,7 +229,7 @@ def _rated_rounds() -> Iterator[tuple[int, str, list[tuple[int, int]]]]:
 
 
 def ratings_replay(*, points: list[tuple[int, int, str, int, float, float]] | None = None) -> RatingsReplay:
-    """Rate every rated round again, in ledger order, from the initial values. With `points`, also
+    """Rate every rated round again, in id order, from the initial values. With `points`, also
     collect each history point as (round id, player id, rules, rank, mu, sigma)."""
     replay = RatingsReplay()
     for round_id, rules, lines in _rated_rounds():
@@ -266,7 +262,7 @@ def ratings_compare(replay: RatingsReplay) -> list[str]:
         have = stored.get(key)
         want = replay.ratings.get(key)
         if have != want:
-            problems.append(f"{key[0]} player {key[1]}: stored (mu, sigma, rounds, last round) {have}, ledger {want}")
+            problems.append(f"{key[0]} player {key[1]}: stored (mu, sigma, rounds, last round) {have}, results {want}")
     return problems
 
 
@@ -284,20 +280,20 @@ def points_compare(want: list[tuple[int, int, str, int, float, float]]) -> list[
             index += 1
             point = want_sorted[index] if index < len(want_sorted) else None
         if point is None or (point[0], point[1]) != (round_id, player_id):
-            problems.append(f"round {round_id} player {player_id}: history point not in the ledger's replay")
+            problems.append(f"round {round_id} player {player_id}: history point not in the round results' replay")
             continue
         index += 1
         if (rules, rank, mu, sigma, rating) != (*point[2:], display_value(point[4], point[5])):
             problems.append(f"round {round_id} player {player_id}: history point {(rules, rank, mu, sigma)}, "
-                            f"ledger {point[2:]}")
+                            f"results {point[2:]}")
     problems += [f"round {point[0]} player {point[1]}: history point missing" for point in want_sorted[index:]]
     return problems
 
 
 def ratings_recompute(*, write: bool = True) -> list[str]:
-    """Rebuild every rating and history point from the results ledger; return what differed before.
+    """Rebuild every rating and history point from the round results; return what differed before.
 
-    On PostgreSQL a check (`write=False`) reads one snapshot (REPEATABLE READ: the ledger and the
+    On PostgreSQL a check (`write=False`) reads one snapshot (REPEATABLE READ: the round results and the
     ratings are written in one transaction, so the snapshot holds both or neither of a round) and blocks
     nobody; a rebuild holds the rating tables still (a lock that lets readers through and makes a
     finishing round wait) so that no round is rated between the replay and the write.

@@ -1,29 +1,29 @@
-"""Scoring use cases: create a league, guard it, record a finished round, resign a league,
+"""Scoring use cases: create a league, guard it, count a finished round, resign a league,
 recompute standings.
 
-The engine already scores a round (`state.result`); this module persists that result once,
-in the transaction of the last move, and keeps the league totals (`Standing`) in step.
+The engine already scores a round (`state.result`); this module turns it into the round's result
+rows once, in the transaction of the last move, and returns them for the move pipeline to write
+(`round_counted`, written by ``play.writes``); it keeps the league totals (`Standing`) in step itself.
 
 Concurrency: every write that touches a league's totals first locks the league row
 (`select_for_update`). Two tables of one league that finish at the same moment are therefore
 applied one after the other, the totals use `F()` increments, and the house limit is judged
-on totals that include every earlier round exactly once. Ledger ids are allocated under
+on totals that include every earlier round exactly once. Result ids are allocated under
 that lock, so id order is the order in which rounds were counted (the recompute replays it).
 A resignation is written under the same lock and names the last round before it.
 
-A use case that is its own transaction is ``database_retry.written_once_more``: it runs once more
-when its session dies before the commit.
+A use case that is its own transaction is ``database_retry.written_once_more`` (why:
+``maumau.database_retry``).
 """
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from django.db import transaction
-from django.db.models import F
+from django.db.models import Exists, F
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
@@ -74,29 +74,33 @@ def limit_loser(limit: int, crossing: Iterable[tuple[int, int, int, int, int]]) 
     return max(reached)[4]
 
 
-@transaction.atomic(savepoint=False)
-def round_result_record(*, game: Any, seat_players: dict[int, int] | None = None,
-                        bots: set[int] | None = None) -> RoundResult:
-    """`round_result_counted`, and its rating moves written at once: a finished round recorded on its own."""
-    round_result, rating_moves = round_result_counted(game=game, seat_players=seat_players, bots=bots)
-    if rating_moves is not None:
-        ratings.rating_moves_write(rating_moves)
-    return round_result
+@dataclass
+class RoundCount:
+    """A finished round as scoring counts it, unsaved, for the move pipeline to write (``play.writes``):
+    the result row, its lines (one per seat; their ``round`` is the unsaved result) and the rating
+    moves (None for a round not rated; they name the result the same way). The league's standings
+    have moved already: they are scoring's own write (see :func:`round_counted`)."""
+
+    result: RoundResult
+    lines: list[PlayerResult]
+    rating_moves: ratings.RatingMoves | None = None
 
 
 @transaction.atomic(savepoint=False)
-def round_result_counted(*, game: Any, seat_players: dict[int, int] | None = None, bots: set[int] | None = None,
-                         ) -> tuple[RoundResult, ratings.RatingMoves | None]:
-    """Write a finished round's result to the ledger once and count it in its league; return it with
-    the moves of its players' ratings, which the caller writes in the same transaction (None for a
-    round not rated).
+def round_counted(*, game: Any, seat_players: dict[int, int] | None = None, bots: set[int] | None = None,
+                  ) -> RoundCount | None:
+    """Count a finished round once: return its result, lines and rating moves unsaved, for the caller
+    to write in the same transaction; None when the round is recorded already (unique per game).
 
     Called by the move pipeline (`play`) inside the transaction of the last move, with the round's
     players by game seat (`seat_players`; read from the table's seats when not given) and which of
-    them are bots (`bots`; read from the players when not given); the pipeline writes the rating
-    moves in the move's own statement. A second call for the same game returns the row already
-    written (unique per game) and no rating moves. No savepoint of its own: a failure here fails the
-    whole move, as it must.
+    them are bots (`bots`; read from the players when not given). No savepoint of its own: a failure
+    here fails the whole move, as it must.
+
+    The league's standings are moved here, under the league lock, and not returned: the limit is
+    judged on the totals the round leaves, read back in this transaction, and a league it finishes is
+    written before the lock is let go; the result rows carry no decision that the writer could get
+    wrong. A league round recorded already is found by the same statement that takes the lock.
 
     Multiplier bonus: for the winner of a round, `multiplier - 1`, i.e. the extra jacks laid
     on the last card (house `final_jacks`); 0 for everyone else and in the other rule sets.
@@ -106,7 +110,10 @@ def round_result_counted(*, game: Any, seat_players: dict[int, int] | None = Non
     table = game.table
     league = None
     if table.league_id is not None:
-        league = League.objects.select_for_update().get(pk=table.league_id)
+        league = (League.objects.select_for_update()
+                  .annotate(recorded=Exists(RoundResult.objects.filter(game_id=game.pk))).get(pk=table.league_id))
+        if league.recorded:
+            return None
     rules_name = game.rules["rules"]
     if seat_players is None:
         position_players = dict(Seat.objects.filter(table_id=table.pk).values_list("position", "player_id"))
@@ -115,53 +122,45 @@ def round_result_counted(*, game: Any, seat_players: dict[int, int] | None = Non
     practice = bool(game.practice)
     if bots is None:
         bots = set(Player.objects.filter(pk__in=seat_players.values(), is_bot=True).values_list("pk", flat=True))
-    # The ratings are locked before the ledger row takes its id (rounds that share a player are rated in
+    # The ratings are locked before the result row takes its id (rounds that share a player are rated in
     # id order). The lock skips a round already written; only a round it did not lock may be one.
     locked_ratings = ratings.ratings_locked(game=game, practice=practice, rules=rules_name,
                                             seat_players=seat_players, bots=bots)
-    if not locked_ratings:
-        existing = RoundResult.objects.filter(game_id=game.pk).first()
-        if existing is not None:
-            return existing, None
+    if not locked_ratings and league is None and RoundResult.objects.filter(game_id=game.pk).exists():
+        return None
 
     result = game.result
     if not result:
         raise ValueError(f"game {game.pk} has no result to record")
-    scoring = game.rules["scoring"]
-    round_multiplier = result["multiplier"]
     finished_at = game.finished_at or timezone.now()
     counted = not practice and (league is None or league.status == League.STATUS_ACTIVE)
-    rated = bool(locked_ratings)
-
     round_result = RoundResult(
         game=game,
         table=table,
         league=league,
         number=game.number,
         rules=rules_name,
-        scoring=scoring,
+        scoring=game.rules["scoring"],
         reason=result["reason"],
         winner_id=seat_players.get(result["winner"]),
-        multiplier=round_multiplier,
+        multiplier=result["multiplier"],
         counted=counted,
         practice=practice,
-        rated=rated,
+        rated=bool(locked_ratings),
         finished_at=finished_at,
     )
-    round_result.save()
     lines = player_results(round_result=round_result, result=result, seat_players=seat_players,
                            table_id=table.pk, league=league, rules=rules_name, finished_at=finished_at)
-    PlayerResult.objects.bulk_create(lines)
     if league is not None and counted:
         _standings_count(league=league, lines=lines)
-    if not rated:
-        return round_result, None
-    return round_result, ratings.round_rate(round_result=round_result, lines=lines, ratings=locked_ratings)
+    rating_moves = ratings.round_rate(round_result=round_result, lines=lines, ratings=locked_ratings) \
+        if locked_ratings else None
+    return RoundCount(result=round_result, lines=lines, rating_moves=rating_moves)
 
 
 def player_results(*, round_result: RoundResult, result: dict[str, Any], seat_players: dict[int, int],
                    table_id: int, league: League | None, rules: str, finished_at: Any) -> list[PlayerResult]:
-    """The ledger lines of one round, one per seat, from the engine's result (unsaved)."""
+    """The result lines of one round, one per seat, from the engine's result (unsaved)."""
     return [
         PlayerResult(
             round=round_result,
@@ -259,7 +258,7 @@ def league_resign(*, league_id: int, player: Any) -> League:
     if league.league_limit:
         league.status, league.loser_id, league.finished_at = League.STATUS_FINISHED, player.pk, now
         league.save(update_fields=["status", "loser", "finished_at"])
-        transaction.on_commit(functools.partial(stream_services.league_over, league_id=league.pk), robust=True)
+        transaction.on_commit(lambda: stream_services.league_over(league_id=league.pk), robust=True)
     return league
 
 
@@ -269,7 +268,7 @@ def _zero() -> dict[str, Any]:
 
 @dataclass
 class Replay:
-    """League totals rebuilt from the ledger alone, in the order the rounds were counted."""
+    """League totals rebuilt from the round results alone, in the order the rounds were counted."""
 
     totals: dict[int, dict[str, Any]] = field(default_factory=dict)
     loser_id: int | None = None
@@ -278,7 +277,7 @@ class Replay:
 
 
 def standings_replay(*, league: League) -> Replay:
-    """Replay a league's ledger: sum every round up to and including the one that finished it.
+    """Replay a league's round results: sum every round up to and including the one that finished it.
 
     Practice rounds never count (a league refuses them; one written all the same stays out). A
     resignation applies after the round it names: with a limit it finishes the league (its player
@@ -357,26 +356,26 @@ def standings_compare(*, league: League, replay: Replay) -> list[str]:
         have = stored.get(player_id)
         have_totals = {key: have[key] for key in _zero()} if have else None
         if want != have_totals:
-            problems.append(f"league {league.pk} player {player_id}: stored {have_totals}, ledger {want}")
+            problems.append(f"league {league.pk} player {player_id}: stored {have_totals}, results {want}")
     want_status = League.STATUS_FINISHED if replay.loser_id is not None else League.STATUS_ACTIVE
     if league.status != want_status or league.loser_id != replay.loser_id:
         problems.append(
             f"league {league.pk}: stored {league.status} loser {league.loser_id}, "
-            f"ledger {want_status} loser {replay.loser_id}"
+            f"results {want_status} loser {replay.loser_id}"
         )
     stored_counted = dict(RoundResult.objects.filter(league=league).values_list("id", "counted"))
     for round_id, counted in stored_counted.items():
         if replay.counted.get(round_id, True) != counted:
-            problems.append(f"league {league.pk} round {round_id}: counted {counted}, ledger says {not counted}")
+            problems.append(f"league {league.pk} round {round_id}: counted {counted}, results say {not counted}")
     return problems
 
 
 @database_retry.written_once_more
 def league_standings_recompute(*, league_id: int, write: bool = True) -> list[str]:
-    """Rebuild one league's standings from its ledger; return what differed before.
+    """Rebuild one league's standings from its round results; return what differed before.
 
     With `write`, the standings, the league's status/loser and the rounds' `counted` marks are
-    replaced by the replay (they are all derived from the ledger lines, which stay untouched).
+    replaced by the replay (they are all derived from the result lines, which stay untouched).
     """
     league = League.objects.select_for_update().get(pk=league_id)
     replay = standings_replay(league=league)

@@ -11,6 +11,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from maumau import database_retry
 from maumau.errors import NotFoundError, ValidationFailed
 from maumau.schema import errors
 from maumau.strict import StrictChoiceField, StrictListField, StrictSerializer, StrictURLField
@@ -108,7 +109,8 @@ class WebhookListCreateApi(APIView):
         player = request.user.player
         hook = services.webhook_create(player=player, url=serializer.validated_data["url"],
                                        events=list(serializer.validated_data["events"]))
-        body = {**webhook_data(hook), "secret": services.webhook_secret_get(player=player)}
+        secret = database_retry.read_once_more(services.webhook_secret_get, player=player)  # after the commit
+        body = {**webhook_data(hook), "secret": secret}
         return Response(body, status=status.HTTP_201_CREATED)
 
 

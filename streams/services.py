@@ -10,8 +10,8 @@ effects outside the database waits for the commit: webhook deliveries' tasks and
 delivers it at commit).
 
 Round starts and joins are told after their commit, in a short transaction of their own. Each
-transaction here is ``database_retry.written_once_more``: it runs once more when its session dies
-before the commit (what leaves the database waits for that commit).
+transaction here is ``database_retry.written_once_more`` (why: ``maumau.database_retry``); what leaves
+the database waits for its commit.
 """
 
 from __future__ import annotations
@@ -161,14 +161,16 @@ def _league_over_of(league_id: int, table_id: int | None) -> list[Notification]:
 
 
 def league_over(*, league_id: int) -> list[Notification]:
-    """league_over when a league ended outside a move (a player resigned a league with a limit)."""
-    return notifications_create(_league_over_of(league_id, None))
+    """league_over when a league ended outside a move (a player resigned a league with a limit); its
+    read follows the league's commit (``database_retry.read_once_more``)."""
+    return notifications_create(database_retry.read_once_more(_league_over_of, league_id, None))
 
 
 def round_started(*, game_id: int) -> list[Notification]:
     """round_started for every person in the round, and your_turn for the one who opens it (unless
-    bots opened it: their move told). One read: the game with its seats and players."""
-    found = sql.game_with_seats(game_id)
+    bots opened it: their move told). One read: the game with its seats and players, after the round's
+    commit (``database_retry.read_once_more``)."""
+    found = database_retry.read_once_more(sql.game_with_seats, game_id)
     if found is None:
         return []
     game, table_seats = found
@@ -182,17 +184,26 @@ def round_started(*, game_id: int) -> list[Notification]:
 
 
 def player_joined(*, seat_id: int) -> list[Notification]:
-    """player_joined for the people already at the table."""
-    seat = Seat.objects.filter(pk=seat_id).select_related("player").first()
-    if seat is None:
+    """player_joined for the people already at the table, read after the join's commit
+    (``database_retry.read_once_more``)."""
+    found = database_retry.read_once_more(_seat_and_others, seat_id)
+    if found is None:
         return []
-    others = Seat.objects.filter(table_id=seat.table_id, left=False, player__user__isnull=False, pk__lt=seat.pk)
+    seat, others = found
     return notifications_create([
         Notification(player_id=other.player_id, kind="player_joined", table_id=seat.table_id,
                      data={"table": seat.table_id, "position": seat.position,
                            "player": {"id": seat.player_id, "name": seat.player.name, "bot": seat.player.is_bot}})
         for other in others
     ])
+
+
+def _seat_and_others(seat_id: int) -> tuple[Seat, list[Seat]] | None:
+    seat = Seat.objects.filter(pk=seat_id).select_related("player").first()
+    if seat is None:
+        return None
+    return seat, list(Seat.objects.filter(table_id=seat.table_id, left=False, player__user__isnull=False,
+                                          pk__lt=seat.pk))
 
 
 # --- reminders ----------------------------------------------------------------------------------

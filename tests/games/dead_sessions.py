@@ -37,3 +37,23 @@ def session_killed_before(fragment: str) -> Iterator[list[str]]:
 
     with connection.execute_wrapper(wrapper):
         yield killed
+
+
+@contextlib.contextmanager
+def session_killed_after_commit() -> Iterator[list[str]]:
+    """Kill the session once, before the first statement run outside a transaction after one ran inside
+    one: a write view's answer, read after its service committed. Yields the statements it was killed
+    before (one, once it happened)."""
+    killed: list[str] = []
+    wrote: list[bool] = []
+
+    def wrapper(execute: Callable[..., Any], sql: str, params: Any, many: bool, context: dict[str, Any]) -> Any:
+        if context["connection"].in_atomic_block:
+            wrote.append(True)
+        elif wrote and not killed:
+            killed.append(sql)
+            terminate(context["connection"])
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(wrapper):
+        yield killed

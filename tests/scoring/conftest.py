@@ -15,8 +15,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # scoring_helpers besi
 from scoring_helpers import finish_game, table_for  # noqa: E402
 
 from games.models import League, Player, Table  # noqa: E402
+from play.writes import round_recorded  # noqa: E402
 from scoring.models import RoundResult  # noqa: E402
-from scoring.services import league_create, round_result_record  # noqa: E402
+from scoring.services import league_create  # noqa: E402
 
 _names = itertools.count(1)
 
@@ -45,6 +46,6 @@ def make_table(db: None) -> Callable[..., Table]:
 @pytest.fixture
 def finish_round(db: None) -> Callable[[Table, dict[str, Any]], RoundResult]:
     def finish(table: Table, result: dict[str, Any]) -> RoundResult:
-        return round_result_record(game=finish_game(table, result))
+        return round_recorded(game=finish_game(table, result))
 
     return finish

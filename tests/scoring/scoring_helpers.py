@@ -1,8 +1,8 @@
-"""Helpers for the results ledger tests: league tables and finished rounds built from a result.
+"""Helpers for the round results tests: league tables and finished rounds built from a result.
 
 `finish_game` stores a Game row as `move_submit` leaves it when the last move ends the round
 (status finished, `result` = the engine's `state.result`), so tests can exercise
-`round_result_record` without playing a whole round.
+`round_recorded` without playing a whole round.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from django.utils import timezone
 
 from games.engine import RuleSet, round_result
 from games.models import Game, League, Player, Seat, Table
-from scoring.services import round_result_record
+from play.writes import round_recorded
 
 
 def table_for(seated: Sequence[Player], league: League | None = None, rules: str = "house") -> Table:
@@ -145,6 +145,6 @@ def recorded_under_game_lock(game_id: int) -> Callable[[threading.Barrier], obje
         with transaction.atomic():
             game = Game.objects.select_for_update().get(pk=game_id)
             barrier.wait(timeout=20)
-            round_result_record(game=game)
+            round_recorded(game=game)
 
     return move

@@ -27,8 +27,9 @@ from accounts import services as account_services
 from games.engine import build_deck, legal_actions
 from games.models import League, Player
 from play import services as games_services
+from play.writes import round_recorded
 from scoring.models import LeagueResignation, RoundResult, Standing
-from scoring.services import league_create, league_resign, league_standings_recompute, round_result_record
+from scoring.services import league_create, league_resign, league_standings_recompute
 
 pytestmark = [
     pytest.mark.postgres_only,
@@ -142,7 +143,7 @@ def _resigning(league_id: int, player: Player) -> Callable[[threading.Barrier], 
 @pytest.mark.parametrize("rules", ["house", "tavern"])
 def test_a_resignation_and_rounds_finishing_at_the_same_moment_are_ordered_by_the_league_lock(players, league_of,
                                                                                               rules):
-    """Whichever takes the league row first, the ledger says which came first and the replay agrees."""
+    """Whichever takes the league row first, the result ids say which came first and the replay agrees."""
     league = league_of(rules)
     ada, bert, cleo = players(3)
     first = table_for([ada, bert], league, rules=rules)
@@ -153,7 +154,7 @@ def test_a_resignation_and_rounds_finishing_at_the_same_moment_are_ordered_by_th
             return points_result([0, 40] if winner == 0 else [40, 0], winner=winner)
         return scored([[], ["7C"]] if winner == 0 else [["7C"], []], scoring="wins", winner=winner)
 
-    round_result_record(game=finish_game(first, result(0)))
+    round_recorded(game=finish_game(first, result(0)))
     games = [finish_game(first, result(1)), finish_game(second, result(1))]
     errors = run_together([*(recorded_under_game_lock(game.pk) for game in games), _resigning(league.pk, bert)])
 

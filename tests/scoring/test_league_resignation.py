@@ -1,5 +1,5 @@
 """Resigning a league (issue 14): with a limit the resigner loses it at once; without one they are
-withdrawn (ranked last, no later line of theirs counts). The results ledger records the resignation
+withdrawn (ranked last, no later line of theirs counts). The round results record the resignation
 in order with the rounds, and the recompute replays it."""
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ def _stored(league: League) -> dict[int, tuple]:
 
 
 def _replays_to_the_same(league: League) -> None:
-    """verify_standings passes, and standings rebuilt from nothing but the ledger equal the live ones."""
+    """verify_standings passes, and standings rebuilt from nothing but the round results equal the live ones."""
     call_command("verify_standings", str(league.pk), stdout=StringIO())
     league.refresh_from_db()
     before = (_stored(league), league.status, league.loser_id, league.finished_at,

@@ -1,5 +1,5 @@
 """Rounds that share players ending at the same moment (PostgreSQL, real threads): no rating update
-is lost, and the order they were rated in is the ledger's, so the recompute finds the same values."""
+is lost, and the order they were rated in is their results' id order, so the recompute finds the same values."""
 
 from __future__ import annotations
 

@@ -13,9 +13,9 @@ from django.utils import timezone
 from scoring_helpers import client_for, finish_game, table_for
 
 from games.models import Game, Move, Player
+from play.writes import round_recorded
 from scoring.models import Rating, RoundResult
 from scoring.ratings import PROVISIONAL_ROUNDS, ratings_recompute
-from scoring.services import round_result_record
 
 pytestmark = pytest.mark.django_db
 
@@ -57,7 +57,7 @@ def test_a_resignation_after_ones_own_first_move_is_rated(players) -> None:  # t
     game = finish_game(table_for([ada, bert], rules="classic"), {**won_by(0, 2), "reason": "resigned"})
     moves(game, [(0, "player", "play"), (1, "player", "draw"), (0, "player", "play"), (1, "player", "resign")],
           [ada, bert])
-    assert round_result_record(game=game).rated
+    assert round_recorded(game=game).rated
 
 
 def test_wins_against_the_random_bot_are_not_rated(players) -> None:  # type: ignore[no-untyped-def]
@@ -65,10 +65,10 @@ def test_wins_against_the_random_bot_are_not_rated(players) -> None:  # type: ig
     for _round in range(10):
         bot = Player.objects.create(name="Bot 1 (random)", is_bot=True, bot_level="random")
         game = finish_game(table_for([ada, bot], rules="classic"), won_by(0, 2))
-        assert round_result_record(game=game).rated is False
+        assert round_recorded(game=game).rated is False
     assert not Rating.objects.filter(player=ada).exists()
     basic = Player.objects.create(name="Bot 1 (basic)", is_bot=True, bot_level="basic")
-    assert round_result_record(game=finish_game(table_for([ada, basic], rules="classic"), won_by(0, 2))).rated
+    assert round_recorded(game=finish_game(table_for([ada, basic], rules="classic"), won_by(0, 2))).rated
 
 
 def test_the_same_players_are_rated_together_only_a_few_times_a_day(players, settings, time_machine) -> None:  # type: ignore[no-untyped-def]  # noqa: E501
@@ -76,13 +76,13 @@ def test_the_same_players_are_rated_together_only_a_few_times_a_day(players, set
     time_machine.move_to(timezone.now(), tick=False)
     ada, bert, cleo = players(3)
     pair = table_for([ada, bert], rules="classic")
-    rated = [round_result_record(game=finish_game(pair, won_by(0, 2))).rated for _ in range(10)]
+    rated = [round_recorded(game=finish_game(pair, won_by(0, 2))).rated for _ in range(10)]
     assert rated == [True] * 3 + [False] * 7
     assert Rating.objects.get(player=ada, rules="classic").rounds == 3
     trio = table_for([ada, bert, cleo], rules="classic")  # other people: another set
-    assert round_result_record(game=finish_game(trio, won_by(0, 3))).rated
+    assert round_recorded(game=finish_game(trio, won_by(0, 3))).rated
     time_machine.shift(timedelta(hours=24, seconds=1))
-    assert round_result_record(game=finish_game(pair, won_by(0, 2))).rated
+    assert round_recorded(game=finish_game(pair, won_by(0, 2))).rated
     assert ratings_recompute(write=False) == []
 
 
@@ -93,7 +93,7 @@ def test_a_round_whose_stand_in_bot_finished_a_persons_seat_is_not_rated(players
     moves(game, [(0, "player", "play"), (1, "player", "draw")] * 5 + [(0, "bot", "draw"), (1, "player", "play"),
                                                                         (0, "bot", "draw"), (1, "player", "play")],
           [ada, bert])
-    assert round_result_record(game=game).rated is False
+    assert round_recorded(game=game).rated is False
     assert not Rating.objects.exists()
 
 
@@ -103,7 +103,7 @@ def test_a_provisional_rating_is_not_on_the_leaderboard(players, settings) -> No
     table = table_for([ada, bert], rules="classic")
     for number in range(PROVISIONAL_ROUNDS):
         assert client_for(ada).get("/api/v1/ratings/classic").json()["results"] == []
-        round_result_record(game=finish_game(table, won_by(number % 2, 2)))
+        round_recorded(game=finish_game(table, won_by(number % 2, 2)))
     board = client_for(ada).get("/api/v1/ratings/classic").json()["results"]
     assert sorted(line["player"]["id"] for line in board) == [ada.pk, bert.pk]
     assert not any(line["provisional"] for line in board)

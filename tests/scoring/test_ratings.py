@@ -1,5 +1,5 @@
 """Ratings: rounds move them by the engine's ranking, ties shared; practice rounds and rounds a bot
-mostly played for a person are not rated; the recompute replays the ledger to the same values."""
+mostly played for a person are not rated; the recompute replays the round results to the same values."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from scoring_helpers import client_for, finish_game, table_for
 
 from games import sql
 from games.models import Move, Player
+from play.writes import round_recorded
 from scoring.models import Rating, RatingPoint, RoundResult
 from scoring.ratings import (
     INITIAL_MU,
@@ -23,7 +24,6 @@ from scoring.ratings import (
     display_value,
     ratings_recompute,
 )
-from scoring.services import round_result_record
 
 pytestmark = pytest.mark.django_db
 
@@ -46,7 +46,7 @@ def rating_of(player: Player, rules: str = "classic") -> Rating:
 def test_a_four_player_round_moves_ratings_in_rank_order(players):
     seated = players(4)
     table = table_for(seated, rules="classic")
-    recorded = round_result_record(game=finish_game(table, ranked([3, 1, 4, 2])))
+    recorded = round_recorded(game=finish_game(table, ranked([3, 1, 4, 2])))
 
     assert recorded.rated
     by_rank = [seated[1], seated[3], seated[0], seated[2]]
@@ -61,7 +61,7 @@ def test_a_four_player_round_moves_ratings_in_rank_order(players):
 
 def test_tied_players_share_their_rating_change(players):
     seated = players(4)
-    round_result_record(game=finish_game(table_for(seated, rules="tavern"), ranked([1, 2, 2, 4])))
+    round_recorded(game=finish_game(table_for(seated, rules="tavern"), ranked([1, 2, 2, 4])))
 
     first, second, third, last = (rating_of(player, "tavern") for player in seated)
     assert (second.mu, second.sigma) == (third.mu, third.sigma)
@@ -74,7 +74,7 @@ def test_a_practice_round_is_recorded_but_not_rated(players):
     game.practice = True
     game.save(update_fields=["practice"])
 
-    recorded = round_result_record(game=game)
+    recorded = round_recorded(game=game)
     assert (recorded.practice, recorded.rated) == (True, False)
     assert not Rating.objects.exists()
     assert not RatingPoint.objects.exists()
@@ -96,7 +96,7 @@ def test_a_round_in_which_a_bot_played_most_of_a_persons_turns_is_not_rated(play
     moves_for(game, 0, ["player", "player", "clock", "bot", "bot", "bot", "bot"], ada)  # 4 of 7 by a bot
     moves_for(game, 1, ["player"] * 7, bert)
 
-    assert round_result_record(game=game).rated is False
+    assert round_recorded(game=game).rated is False
     assert not Rating.objects.exists()
 
 
@@ -106,7 +106,7 @@ def test_a_bot_standing_in_for_a_few_turns_leaves_the_round_rated_when_the_perso
     moves_for(game, 0, ["player", "clock", "clock", "bot", "bot", "bot", "system", "player"], ada)  # 3 of 7 turns
     moves_for(game, 1, ["player"] * 7, bert)
 
-    assert round_result_record(game=game).rated is True
+    assert round_recorded(game=game).rated is True
     assert rating_of(bert).mu > rating_of(ada).mu
 
 
@@ -116,7 +116,7 @@ def test_bots_are_rated_too_and_the_people_only_board_leaves_them_out(players, s
     bot = Player.objects.create(name="Bot 2 (basic)", is_bot=True, bot_level="basic")
     game = finish_game(table_for([ada, bert, bot], rules="house"), ranked([2, 3, 1]))
     moves_for(game, 2, ["bot"] * 5, bot)  # a bot playing its own seat is no takeover
-    round_result_record(game=game)
+    round_recorded(game=game)
 
     client = client_for(ada)
     board = client.get("/api/v1/ratings/house").json()
@@ -135,7 +135,7 @@ def test_a_rating_is_provisional_until_ten_rated_rounds(players, settings):
     for number in range(PROVISIONAL_ROUNDS):
         line = client_for(ada).get("/api/v1/ratings/classic").json()["results"]
         assert all(entry["provisional"] for entry in line) and len(line) == (2 if number else 0)
-        round_result_record(game=finish_game(table, ranked([1 + number % 2, 2 - number % 2])))
+        round_recorded(game=finish_game(table, ranked([1 + number % 2, 2 - number % 2])))
     board = client_for(ada).get("/api/v1/ratings/classic").json()["results"]
     assert [(entry["rounds"], entry["provisional"]) for entry in board] == [(PROVISIONAL_ROUNDS, False)] * 2
 
@@ -145,7 +145,7 @@ def test_the_leaderboard_pages_by_cursor_through_every_player_best_first(players
     seated = players(7)
     for start in range(0, 7, 2):
         group = (seated + seated[:1])[start:start + 2]
-        round_result_record(game=finish_game(table_for(group, rules="classic"), ranked([1, 2])))
+        round_recorded(game=finish_game(table_for(group, rules="classic"), ranked([1, 2])))
     client = client_for(seated[0])
     expected = list(Rating.objects.filter(rules="classic").order_by("-rating", "player_id")
                     .values_list("player_id", flat=True))
@@ -167,8 +167,8 @@ def test_the_board_of_everyone_pages_through_people_and_bots_interleaved_best_fi
     seated = [people[0], bots[0], people[1], bots[1], people[2], bots[2], people[3], bots[3], people[4]]
     for start in range(0, 9, 3):
         group = seated[start:start + 3]
-        round_result_record(game=finish_game(table_for(group, rules="classic"), ranked([1, 2, 3])))
-        round_result_record(game=finish_game(table_for(group[::-1], rules="classic"), ranked([1, 3, 2])))
+        round_recorded(game=finish_game(table_for(group, rules="classic"), ranked([1, 2, 3])))
+        round_recorded(game=finish_game(table_for(group[::-1], rules="classic"), ranked([1, 3, 2])))
     client = client_for(people[0])
     expected = list(Rating.objects.filter(rules="classic").order_by("-rating", "player_id")
                     .values_list("player_id", flat=True))
@@ -204,7 +204,7 @@ def test_a_leaderboard_query_it_did_not_give_is_refused(players, query):
 def test_a_cursor_of_another_listing_is_refused_and_an_unknown_rule_set_is_not_found(players, settings):
     settings.MAUMAU_LEADERBOARD_MIN_ROUNDS = 0  # every rating listed, provisional or not
     seated = players(3)
-    round_result_record(game=finish_game(table_for(seated, rules="classic"), ranked([1, 2, 3])))
+    round_recorded(game=finish_game(table_for(seated, rules="classic"), ranked([1, 2, 3])))
     client = client_for(seated[0])
     cursor = client.get("/api/v1/ratings/classic?limit=1").json()["next"]
     assert client.get(f"/api/v1/ratings/classic?limit=1&after={cursor}").status_code == 200
@@ -218,7 +218,7 @@ def test_a_players_ratings_carry_one_history_point_per_rated_round(players):
     table = table_for([ada, bert], rules="tavern")
     games = [finish_game(table, ranked(ranks)) for ranks in ([1, 2], [2, 1], [1, 2])]
     for game in games:
-        round_result_record(game=game)
+        round_recorded(game=game)
     body = client_for(bert).get(f"/api/v1/players/{ada.pk}/ratings").json()
 
     tavern = body["ratings"]["tavern"]
@@ -238,7 +238,7 @@ def test_a_players_ratings_carry_one_history_point_per_rated_round(players):
 def test_league_standings_show_each_members_rating(players, league_of):
     league = league_of("house")
     ada, bert = players(2)
-    round_result_record(game=finish_game(table_for([ada, bert], league), ranked([1, 2])))
+    round_recorded(game=finish_game(table_for([ada, bert], league), ranked([1, 2])))
     lines = client_for(ada).get(f"/api/v1/leagues/{league.pk}/standings").json()["standings"]
     assert [(line["player"]["id"], line["rating"], line["rating_provisional"]) for line in lines] == [
         (ada.pk, rating_of(ada, "house").rating, True), (bert.pk, rating_of(bert, "house").rating, True)]
@@ -248,7 +248,7 @@ def test_verify_ratings_fails_on_a_changed_rating_and_the_recompute_repairs_it(p
     seated = players(3)
     table = table_for(seated, rules="classic")
     for ranks in ([1, 2, 3], [3, 1, 2]):
-        round_result_record(game=finish_game(table, ranked(ranks)))
+        round_recorded(game=finish_game(table, ranked(ranks)))
     call_command("verify_ratings")
     right = rating_of(seated[0])
     Rating.objects.filter(pk=right.pk).update(mu=right.mu + 1)
@@ -262,7 +262,7 @@ def test_verify_ratings_fails_on_a_changed_rating_and_the_recompute_repairs_it(p
 
 
 def test_a_round_recorded_again_is_returned_and_rates_nobody(players):
-    # A round already in the ledger, recorded before its players had ratings: recording it again (the
+    # A round already recorded, before its players had ratings: recording it again (the
     # lock goes in one round trip with that look-up, and skips itself) creates and moves no rating.
     seated = players(3)
     game = finish_game(table_for(seated, rules="classic"), ranked([1, 2, 3]))
@@ -270,7 +270,7 @@ def test_a_round_recorded_again_is_returned_and_rates_nobody(players):
                                        scoring="ranking", reason="mau_mau", winner=seated[0],
                                        finished_at=game.finished_at)
 
-    again = round_result_record(game=game)
+    again = round_recorded(game=game)
     assert (again.pk, again.rated, again.finished_at) == (first.pk, False, first.finished_at)
     assert not Rating.objects.exists()
     assert not RatingPoint.objects.exists()
@@ -308,7 +308,7 @@ def test_the_recompute_equals_the_ratings_kept_round_by_round(players, rounds):
         game = finish_game(table_for([people[i] for i in seats], rules=rules), ranked(ranks[:len(seats)]))
         game.practice = practice
         game.save(update_fields=["practice"])
-        round_result_record(game=game)
+        round_recorded(game=game)
 
     kept = sorted(Rating.objects.values_list("rules", "player_id", "mu", "sigma", "rating", "rounds"))
     assert ratings_recompute(write=False) == []

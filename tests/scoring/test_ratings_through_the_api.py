@@ -19,9 +19,9 @@ HANDS, STARTER = [["5H"], ["X1"]], "5C"  # house: the host goes out with the fir
 #: A rated round's last move costs the unrated one's queries (tests/games/test_query_budget.py): the
 #: statement that counts the round's bot turns and creates and locks the rating rows takes the place of
 #: the look-up for a result already recorded, which it also checks. Its writes (one UPDATE of the
-#: ratings, one INSERT of the history points) join the move's last statement on PostgreSQL; SQLite runs
-#: them one by one.
-RATED_ROUND_END_QUERIES = 11 if connection.vendor == "postgresql" else 13 + 2
+#: ratings, one INSERT of the history points) join the move's last statement on PostgreSQL, taking the
+#: result's id from its RETURNING; SQLite runs them one by one.
+RATED_ROUND_END_QUERIES = 9 if connection.vendor == "postgresql" else 13 + 2
 #: Token+user+player, then the page (the cursor carries the position: no count, no look-up).
 LEADERBOARD_QUERIES = 2
 #: Token+user+player, the player, their ratings, their history points (one windowed query).

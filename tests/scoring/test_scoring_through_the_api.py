@@ -1,4 +1,4 @@
-"""Rounds played through the API end in the results ledger, the scoreboard and the league.
+"""Rounds played through the API end in the round results, the scoreboard and the league.
 
 The deals are fixed (`deal_fixed`: a chosen `setup` would make a practice round, which never
 counts), so every expected figure is computed by hand from docs/rules.md: the last move is the only

@@ -1,4 +1,4 @@
-"""Standings are derived data: the recompute rebuilds them from the results ledger, verify checks them."""
+"""Standings are derived data: the recompute rebuilds them from the round results, verify checks them."""
 
 from __future__ import annotations
 
@@ -9,8 +9,9 @@ from django.core.management import CommandError, call_command
 from scoring_helpers import finish_game, points_result, table_for
 
 from games.models import League
+from play.writes import round_recorded
 from scoring.models import RoundResult, Standing
-from scoring.services import league_standings_recompute, round_result_record
+from scoring.services import league_standings_recompute
 
 pytestmark = pytest.mark.django_db
 
@@ -78,16 +79,16 @@ def test_the_recompute_restores_the_loser_and_the_uncounted_round(played_league)
 
 def test_a_practice_round_in_a_league_never_counts_and_verify_and_recompute_agree(players, league_of):
     """A league table refuses a chosen seed or setup; a practice round recorded there all the same
-    (written before the refusal, or by hand) stays in the ledger, marked, and out of the totals."""
+    (written before the refusal, or by hand) stays in the round results, marked, and out of the totals."""
     league = league_of("house")
     ada, bert = players(2)
     table = table_for([ada, bert], league)
-    round_result_record(game=finish_game(table, points_result([0, 40], winner=0)))
+    round_recorded(game=finish_game(table, points_result([0, 40], winner=0)))
     practice = finish_game(table, points_result([0, 450], winner=0))
     practice.practice = True
     practice.save(update_fields=["practice"])
 
-    recorded = round_result_record(game=practice)
+    recorded = round_recorded(game=practice)
 
     assert (recorded.practice, recorded.counted) == (True, False)
     assert {s.player_id: (s.rounds, s.points) for s in Standing.objects.filter(league=league)} == {
@@ -95,7 +96,7 @@ def test_a_practice_round_in_a_league_never_counts_and_verify_and_recompute_agre
     assert league_standings_recompute(league_id=league.pk, write=False) == []
     call_command("verify_standings", stdout=StringIO())
     Standing.objects.filter(league=league).delete()
-    assert league_standings_recompute(league_id=league.pk) != []  # rebuilt from the ledger, practice left out
+    assert league_standings_recompute(league_id=league.pk) != []  # rebuilt from the round results, practice left out
     assert {s.player_id: (s.rounds, s.points) for s in Standing.objects.filter(league=league)} == {
         ada.pk: (1, 0), bert.pk: (1, 40)}
     assert RoundResult.objects.get(pk=recorded.pk).counted is False

@@ -1,4 +1,4 @@
-"""Rebuild every rating and its history from the results ledger, replaying the rated rounds in order."""
+"""Rebuild every rating and its history from the round results, replaying the rated rounds in order."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from scoring.ratings import ratings_recompute
 
 
 class Command(BaseCommand):
-    help = "Rebuild all ratings from the results ledger (rated rounds in ledger order) and report what differed."
+    help = "Rebuild all ratings from the round results (rated rounds in id order) and report what differed."
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--dry-run", action="store_true", help="Only report differences; write nothing.")

@@ -1,4 +1,4 @@
-"""Rebuild league standings from the results ledger (all leagues, or the ones named)."""
+"""Rebuild league standings from the round results (all leagues, or the ones named)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from scoring.services import league_standings_recompute
 
 
 class Command(BaseCommand):
-    help = "Rebuild the materialized league standings from the results ledger and report what differed."
+    help = "Rebuild the materialized league standings from the round results and report what differed."
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("league_ids", nargs="*", type=int, help="Leagues to rebuild (default: all).")

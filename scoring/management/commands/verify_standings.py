@@ -1,4 +1,4 @@
-"""Check that every league's stored standings equal a replay of its results ledger.
+"""Check that every league's stored standings equal a replay of its round results.
 
 Sibling of `games`' `verify_ledger` (which replays the move ledger): exits 1 on any difference,
 so it can run in CI or cron. `standings_recompute` repairs what it reports.
@@ -15,7 +15,7 @@ from scoring.services import league_standings_recompute
 
 
 class Command(BaseCommand):
-    help = "Verify league standings against the results ledger; exit 1 if they differ."
+    help = "Verify league standings against the round results; exit 1 if they differ."
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("league_ids", nargs="*", type=int, help="Leagues to verify (default: all).")
@@ -28,5 +28,5 @@ class Command(BaseCommand):
         for problem in problems:
             self.stderr.write(problem)
         if problems:
-            raise CommandError(f"{len(problems)} difference(s) between standings and the results ledger.")
-        self.stdout.write(f"{len(ids)} league(s): standings match the results ledger.")
+            raise CommandError(f"{len(problems)} difference(s) between standings and the round results.")
+        self.stdout.write(f"{len(ids)} league(s): standings match the round results.")

@@ -1,12 +1,13 @@
-"""The results ledger: each finished round written once, per player, as the rule set scores it."""
+"""The round results: each finished round written once, per player, as the rule set scores it."""
 
 from __future__ import annotations
 
 import pytest
 from scoring_helpers import finish_game, scored, table_for
 
-from scoring.models import PlayerResult, RoundResult, Standing
-from scoring.services import round_result_record
+from play.writes import round_recorded
+from scoring.models import PlayerResult, Rating, RatingPoint, RoundResult, Standing
+from scoring.services import round_counted
 
 pytestmark = pytest.mark.django_db
 
@@ -23,7 +24,7 @@ def test_house_round_won_with_two_extra_jacks_scores_the_others_three_times(play
     # bert: K 4 + Q 3 + 10 + joker 50 = 67; cleo: 2 + A 10 + J 20 = 32
     result = scored([[], ["KH", "QS", "10D", "X1"], ["2C", "AH", "JD"]], "points", 0, "mau_mau", 3)
 
-    round_result = round_result_record(game=finish_game(table, result))
+    round_result = round_recorded(game=finish_game(table, result))
 
     assert (round_result.winner_id, round_result.multiplier, round_result.reason) == (ada.pk, 3, "mau_mau")
     lines = lines_of(round_result)
@@ -42,7 +43,7 @@ def test_classic_ranking_breaks_a_tie_on_cards_left_by_card_points(players, make
     seated = players(4)
     table = make_table(seated, rules="classic")
     hands = [[], ["AS", "7C"], ["KH", "QH"], ["8D", "9D", "10D"]]  # 18, 7, 27 points
-    round_result = round_result_record(game=finish_game(table, scored(hands, "ranking", 0)))
+    round_result = round_recorded(game=finish_game(table, scored(hands, "ranking", 0)))
 
     lines = lines_of(round_result)
     assert {seat: lines[seat].rank for seat in lines} == {0: 1, 2: 2, 1: 3, 3: 4}
@@ -56,7 +57,7 @@ def test_stalemate_records_no_winner_and_ranks_by_cards_left(players, league_of)
     ada, bert = players(2)
     table = table_for([ada, bert], league)
     hands = [["7H", "8H"], ["AC"]]
-    round_result = round_result_record(game=finish_game(table, scored(hands, "ranking", None, "stalemate")))
+    round_result = round_recorded(game=finish_game(table, scored(hands, "ranking", None, "stalemate")))
 
     assert round_result.winner_id is None and round_result.reason == "stalemate"
     lines = lines_of(round_result)
@@ -73,8 +74,8 @@ def test_a_round_is_recorded_exactly_once(players, league_of):
     table = table_for([ada, bert], league)
     game = finish_game(table, scored([[], ["KH"]], "points", 0))
 
-    first = round_result_record(game=game)
-    again = round_result_record(game=game)
+    first = round_recorded(game=game)
+    again = round_recorded(game=game)
 
     assert first.pk == again.pk
     assert RoundResult.objects.filter(game=game).count() == 1
@@ -91,7 +92,7 @@ def test_game_seats_are_mapped_to_the_players_at_their_table_positions(players, 
     game.positions = [1, 0]
     game.save(update_fields=["positions"])
 
-    round_result = round_result_record(game=game)
+    round_result = round_recorded(game=game)
 
     assert round_result.winner_id == bert.pk
     assert lines_of(round_result)[1].player_id == ada.pk
@@ -99,6 +100,27 @@ def test_game_seats_are_mapped_to_the_players_at_their_table_positions(players, 
 
 def test_a_table_without_league_touches_no_standings(players, make_table):
     table = make_table(players(2), rules="house")
-    round_result = round_result_record(game=finish_game(table, scored([[], ["JD"]], "points", 0)))
+    round_result = round_recorded(game=finish_game(table, scored([[], ["JD"]], "points", 0)))
     assert round_result.league_id is None and round_result.counted
     assert not Standing.objects.exists()
+
+
+def test_counting_a_round_returns_its_rows_unsaved(players, league_of):
+    """Scoring alone: ``round_counted`` writes none of the round's rows (the move pipeline does): its
+    league's standings move, under the league lock, and its players' ratings are locked (created at the
+    initial values where missing) but not moved; the lines and rating rows name the unsaved result."""
+    league = league_of("house")
+    ada, bert = players(2)
+    game = finish_game(table_for([ada, bert], league), scored([[], ["KH"]], "points", 0))
+
+    count = round_counted(game=game)
+
+    assert count is not None and count.result.pk is None and count.result.rated
+    assert [(line.round is count.result, line.pk, line.points) for line in count.lines] == [(True, None, 0),
+                                                                                           (True, None, 4)]
+    assert count.rating_moves is not None
+    assert all(point.round is count.result for point in count.rating_moves.points)
+    assert all(rating.last_round is count.result for rating in count.rating_moves.ratings)
+    assert not RoundResult.objects.exists() and not PlayerResult.objects.exists()
+    assert not RatingPoint.objects.exists() and set(Rating.objects.values_list("rounds", flat=True)) == {0}
+    assert Standing.objects.get(league=league, player=bert).points == 4
