@@ -3,10 +3,9 @@ read (the token look-up is the accounts app's, a move's write is the move pipeli
 
 Why not the ORM here: compiling a query costs about as much as PostgreSQL needs to run one of these
 small statements, and every request runs them. Everything else stays with the ORM. Each statement
-names its columns; :func:`load` turns a row into a model instance through Django's own
-``Model.from_db``, after the converters the ORM applies, so callers get what the QuerySets they
-replace gave them. On PostgreSQL the statements are prepared (:func:`cursor`) and JSON goes through
-orjson.
+names its columns; :func:`load` turns a row into a model instance as ``Model.from_db`` builds it,
+after the converters the ORM applies, so callers get what the QuerySets they replace gave them.
+On PostgreSQL the statements are prepared (:func:`cursor`) and JSON goes through orjson.
 """
 
 from __future__ import annotations
@@ -21,6 +20,8 @@ import orjson
 from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, connection, connections
 from django.db.models import JSONField, Model
+from django.db.models.base import ModelState
+from django.db.models.signals import post_init, pre_init
 from psycopg.types.json import Jsonb
 
 from games.models import Game, Player, Seat
@@ -73,35 +74,49 @@ def _json_loads(value: Any, expression: Any, connection: Any) -> Any:
 
 
 @cache
-def _converters(model: type[Model], names: tuple[str, ...], vendor: str) -> tuple[tuple[Any, tuple[Any, ...]], ...]:
-    """Per named field of ``model``: its column and the converters the ORM applies to it."""
+def _converters(model: type[Model], names: tuple[str, ...],
+                vendor: str) -> tuple[tuple[int, Any, tuple[Any, ...]], ...]:
+    """Per named field of ``model`` that has any: its place in the row, its column and the converters
+    the ORM applies to it (most fields have none: numbers, text and times come as psycopg reads them)."""
     converters = []
-    for name in names:
+    for index, name in enumerate(names):
         field = model._meta.get_field(name)
         column = field.get_col(model._meta.db_table)
         field_converters = connection.ops.get_db_converters(column) + column.get_db_converters(connection)
         if isinstance(field, JSONField) and field.decoder is None:
             field_converters = [_json_loads if c == field.from_db_value else c for c in field_converters]
-        converters.append((column, tuple(field_converters)))
+        if field_converters:
+            converters.append((index, column, tuple(field_converters)))
     return tuple(converters)
 
 
 def _db() -> Any:
     """This thread's connection itself: ``django.db.connection`` is a proxy that looks it up again on
-    every attribute, which the per-value loops here would pay per value (measured: 3 % of a move)."""
+    every attribute, which the per-value loops here would pay per value."""
     return connections[DEFAULT_DB_ALIAS]
 
 
 def load(model: type[Model], names: tuple[str, ...], row: Sequence[Any]) -> Any:
     """One instance of ``model`` from the values of the fields ``names`` (attnames, in the order of the
-    statement's columns), as a QuerySet builds it: a field not named is deferred."""
+    statement's columns), as a QuerySet builds it: a field not named is deferred.
+
+    ``Model.from_db`` sets each field through ``__init__`` and sends ``pre_init``/``post_init``; with
+    no receiver of either (the service connects none) the instance is built as ``__init__`` leaves
+    it, its fields straight into its ``__dict__``: every read of the hot path builds several."""
     db = _db()
-    values = []
-    for value, (column, field_converters) in zip(row, _converters(model, names, db.vendor), strict=True):
+    values = list(row)
+    for index, column, field_converters in _converters(model, names, db.vendor):
+        value = values[index]
         for convert in field_converters:
             value = convert(value, column, db)
-        values.append(value)
-    return model.from_db(db.alias, names, values)
+        values[index] = value
+    if pre_init.receivers or post_init.receivers:
+        return model.from_db(db.alias, names, values)
+    instance = model.__new__(model)
+    state = instance._state = ModelState()
+    state.adding, state.db = False, db.alias
+    instance.__dict__.update(zip(names, values, strict=True))
+    return instance
 
 
 # --- reads ---------------------------------------------------------------------------------------
