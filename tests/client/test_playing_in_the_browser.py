@@ -615,6 +615,7 @@ def test_a_pub_league_keeps_its_scoresheet_in_the_browser_and_the_other_player_c
     expect(row).to_have_attribute("data-status", "pending")
     expect(row).to_contain_text("recorded on the sheet")
     expect(row.get_by_role("button", name="Confirm")).to_have_count(0)  # not the recorder's own entry
+    screenshot(owner, "league-sheet-recorded-desktop")
 
     # Jonas confirms it on his phone; it counts in the standings and the race.
     guest.reload()
@@ -642,3 +643,28 @@ def test_a_pub_league_keeps_its_scoresheet_in_the_browser_and_the_other_player_c
     owner.reload()  # the chart is drawn at the width it is shown
     expect(owner.locator("#race polyline.runner")).to_have_count(2)
     screenshot(owner, "league-sheet-phone")
+
+    # A hand of the whole deck takes Jonas past the limit: the season waits for the owner, who starts the next;
+    # the past season keeps its loser, standings and race.
+    mara, jonas = Api(server, token_of(owner)), Api(server, token_of(guest))
+    mara_id = mara.call("GET", "me")["id"]
+    jonas_id = jonas.call("GET", "me")["id"]
+    big = mara.call("POST", f"leagues/{league}/rounds", {"players": [{"player": mara_id, "cards": []},
+                                                                     {"player": jonas_id, "points": 514}],
+                                                         "winner": mara_id, "extra_jacks": 0})
+    jonas.call("POST", f"leagues/{league}/rounds/{big['id']}/confirm", {})
+    owner.set_viewport_size(WIDE)
+    owner.reload()
+    expect(owner.locator("#league-facts")).to_contain_text("waiting for the owner")
+    expect(owner.locator("#sheet")).to_have_count(0)
+    owner.get_by_role("button", name="Start season 2").click()
+    expect(owner.locator("#league-facts")).to_contain_text("season 2")
+    expect(owner.locator("#seasons li")).to_have_count(2)
+    expect(owner.locator("#seasons li", has_text="season 1")).to_contain_text("Jonas lost")
+    expect(owner.locator("#race")).to_have_count(0)  # a fresh season
+    owner.get_by_role("button", name="Show season 1").click()
+    expect(owner.locator("#season-shown")).to_contain_text("season 1")
+    expect(owner.get_by_role("heading", name="Standings of season 1")).to_be_visible()
+    expect(owner.locator(".scores tbody tr", has_text="Jonas")).to_contain_text("560")
+    expect(owner.locator("#race polyline.runner")).to_have_count(2)
+    expect(owner.locator("#league-rounds li.round")).to_have_count(2)

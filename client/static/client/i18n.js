@@ -68,7 +68,7 @@ const en = {
   "league.invite.help": "Send this link to the players of your league.", "league.loser": "{name} lost the league", "league.mine": "Your leagues",
   "league.name": "Name", "league.none": "No leagues.", "league.open": "Open",
   "league.public": "Other leagues", "league.race": "The race", "league.race.limit": "limit {n}",
-  "league.race.rounds": "{n} rounds", "league.race.title": "Points per player over {n} rounds", "league.rounds": "Rounds of the season",
+  "league.race.rounds": "rounds: {n}", "league.race.title": "Points per player over {n} rounds", "league.rounds": "Rounds of the season",
   "league.table": "Open a league table", "lobby.bots.soon": "bots after {s} s", "lobby.challenge.link": "Invite by link",
   "lobby.challenge.linkhelp": "a table of two, with a link to send", "lobby.clock": "Time per turn", "lobby.players.n": "{n} players",
   "nav.history": "History", "nav.leagues": "Leagues", "replay.first": "First move",
@@ -119,7 +119,7 @@ const en = {
   "league.sheet.points.of": "{name}: points in hand (0 to {n})", "league.sheet.cards.of": "{name}: cards left (optional, e.g. QH JS)",
   "league.sheet.jacks": "Extra jacks on the last card", "league.sheet.go": "Record the round",
   "league.sheet.few": "A round needs two members: send the invitation link first.",
-  "league.sheet.recorded": "Recorded: ", "league.sheet.won": "won", "league.sheet.points": "{n} points",
+  "league.sheet.recorded": "Recorded: ", "league.sheet.won": "won", "league.sheet.points": "{n} points", "league.season.rounds": "rounds: {n}",
 };
 
 const de = {
@@ -187,7 +187,7 @@ const de = {
   "league.invite.help": "Schick diesen Link an die Spieler deiner Liga.", "league.loser": "{name} hat die Liga verloren", "league.mine": "Deine Ligen",
   "league.name": "Name", "league.none": "Keine Ligen.", "league.open": "Öffnen",
   "league.public": "Andere Ligen", "league.race": "Das Rennen", "league.race.limit": "Grenze {n}",
-  "league.race.rounds": "{n} Runden", "league.race.title": "Punkte je Spieler über {n} Runden", "league.rounds": "Runden der Saison",
+  "league.race.rounds": "Runden: {n}", "league.race.title": "Punkte je Spieler über {n} Runden", "league.rounds": "Runden der Saison",
   "league.table": "Ligatisch eröffnen", "lobby.bots.soon": "Bots nach {s} s", "lobby.challenge.link": "Per Link einladen",
   "lobby.challenge.linkhelp": "ein Tisch für zwei, mit einem Link zum Verschicken", "lobby.clock": "Zeit pro Zug", "lobby.players.n": "{n} Spieler",
   "nav.history": "Verlauf", "nav.leagues": "Ligen", "replay.first": "Erster Zug",
@@ -239,7 +239,7 @@ const de = {
   "league.sheet.points.of": "{name}: Punkte auf der Hand (0 bis {n})", "league.sheet.cards.of": "{name}: Karten übrig (freiwillig, z. B. QH JS)",
   "league.sheet.jacks": "Zusätzliche Buben auf der letzten Karte", "league.sheet.go": "Runde aufschreiben",
   "league.sheet.few": "Eine Runde braucht zwei Mitglieder: schick zuerst den Einladungslink.",
-  "league.sheet.recorded": "Aufgeschrieben: ", "league.sheet.won": "gewonnen", "league.sheet.points": "{n} Punkte",
+  "league.sheet.recorded": "Aufgeschrieben: ", "league.sheet.won": "gewonnen", "league.sheet.points": "{n} Punkte", "league.season.rounds": "Runden: {n}",
 };
 
 const fr = {
@@ -307,7 +307,7 @@ const fr = {
   "league.invite.help": "Envoie ce lien aux joueurs de ta ligue.", "league.loser": "{name} a perdu la ligue", "league.mine": "Tes ligues",
   "league.name": "Nom", "league.none": "Aucune ligue.", "league.open": "Ouvrir",
   "league.public": "Autres ligues", "league.race": "La course", "league.race.limit": "limite {n}",
-  "league.race.rounds": "{n} manches", "league.race.title": "Points par joueur sur {n} manches", "league.rounds": "Manches de la saison",
+  "league.race.rounds": "manches : {n}", "league.race.title": "Points par joueur sur {n} manches", "league.rounds": "Manches de la saison",
   "league.table": "Ouvrir une table de ligue", "lobby.bots.soon": "bots après {s} s", "lobby.challenge.link": "Inviter par lien",
   "lobby.challenge.linkhelp": "une table pour deux, avec un lien à envoyer", "lobby.clock": "Temps par tour", "lobby.players.n": "{n} joueurs",
   "nav.history": "Historique", "nav.leagues": "Ligues", "replay.first": "Premier coup",
@@ -358,7 +358,7 @@ const fr = {
   "league.sheet.points.of": "{name} : points en main (0 à {n})", "league.sheet.cards.of": "{name} : cartes restantes (facultatif, p. ex. QH JS)",
   "league.sheet.jacks": "Valets en plus sur la dernière carte", "league.sheet.go": "Noter la manche",
   "league.sheet.few": "Une manche demande deux membres : envoie d’abord le lien d’invitation.",
-  "league.sheet.recorded": "Notée : ", "league.sheet.won": "gagné", "league.sheet.points": "{n} points",
+  "league.sheet.recorded": "Notée : ", "league.sheet.won": "gagné", "league.sheet.points": "{n} points", "league.season.rounds": "manches : {n}",
 };
 
 const TABLES = { de, en, fr };

@@ -150,9 +150,9 @@ function roundRow(round, index, { me, act }) {
   return h("li", { class: "row round", "data-round": round.id, "data-status": round.status },
     h("span", { class: "grow" }, h("strong", {}, t("history.round", { n: index + 1 })),
       ` · ${t(`league.source.${round.source}`)}`, h("span", { class: badge }, t(`league.status.${round.status}`)),
-      winner ? ` · ${t("game.winner", { name: winner.player.name })}` : "",
-      round.multiplier > 1 ? ` · ×${round.multiplier}` : "",
-      h("span", { class: "muted" }, ` · ${lines.map((line) => `${line.player.name} ${line.points}`).join(", ")}`)),
+      h("span", { class: "detail" }, winner ? t("game.winner", { name: winner.player.name }) : "",
+        round.multiplier > 1 ? ` · ×${round.multiplier}` : "",
+        h("span", { class: "muted" }, ` · ${lines.map((line) => `${line.player.name} ${line.points}`).join(", ")}`))),
     pending && mine && !recorder ? h("button", { type: "button", class: "primary", onclick: () => act(round, "confirm") }, t("league.confirm")) : null,
     pending && mine ? h("button", { type: "button", onclick: () => act(round, "dispute") }, t("league.dispute")) : null,
     round.game ? h("a", { class: "button", href: `#/replay/${round.game}` }, t("replay.open")) : null);
@@ -235,7 +235,7 @@ function seasonList(seasons, showing, pick) {
     h("span", { class: "grow" }, h("strong", {}, t("league.season", { n: season.number })),
       season.status === "active" ? h("span", { class: "badge" }, t("league.season.running")) : null,
       season.loser ? h("span", { class: "muted" }, ` · ${t("league.season.loser", { name: season.loser.name })}`) : "",
-      h("span", { class: "muted" }, ` · ${t("league.race.rounds", { n: season.rounds })}`)),
+      h("span", { class: "muted" }, ` · ${t("league.season.rounds", { n: season.rounds })}`)),
     h("button", { type: "button", "aria-pressed": String(season.number === showing), onclick: () => pick(season.number) },
       t("league.season.show", { n: season.number })))));
 }
@@ -308,16 +308,17 @@ export function leagueScreen(id, rest, { scoreTable, me = () => null }) {
       nextSeason ? h("div", { class: "actions" }, nextSeason) : null,
       !current ? h("p", { class: "notice", id: "season-shown" }, t("league.season.past", { n: season }),
         h("button", { type: "button", class: "link", onclick: () => { showing = null; reload(); } }, t("league.season.back"))) : null,
-      h("div", { class: "columns" },
-        section(current ? t("league.standings") : t("league.standings.of", { n: season }),
+      // With the sheet: standings and invitation on the left, the sheet beside them (the table keeps its width).
+      h("div", { class: sheet ? "league-top" : "columns" },
+        h("div", { class: "league-col" }, section(current ? t("league.standings") : t("league.standings.of", { n: season }),
           rows.length ? scoreTable({ players: rows, practice_rounds: 0 }, { points: league.scoring !== "wins" })
             : h("p", { class: "muted" }, t("league.empty")),
           h("div", { class: "actions" }, league.status === "active" && league.your_role ? startTable : null)),
-        sheet,
         league.invite_code ? section(t("league.invite"), h("p", { class: "muted" }, t("league.invite.help")),
           h("div", { class: "inline" }, h("input", { readonly: true, value: link, id: "league-invite", "aria-label": t("league.invite") }),
             h("button", { type: "button", onclick: () => attempt(async () => { await navigator.clipboard.writeText(link); toast(t("table.copied")); }) },
               t("table.copy")))) : null),
+        sheet),
       section(current ? t("league.race") : t("league.race.of", { n: season }),
         running.results.length ? raceChart(running, limit) : h("p", { class: "muted" }, t("league.empty"))),
       h("div", { class: "columns" },
