@@ -300,6 +300,7 @@ export function leagueScreen(id, rest, { scoreTable, me = () => null }) {
       answer ? sheetAnswer(answer) : null,
       members.length >= 2 ? sheetForm(league, members, (round) => { answer = round; reload(); })
         : h("p", { class: "muted" }, t("league.sheet.few"))) : null;
+    if (sheet) sheet.classList.add("sheet-panel");
     fill(box, h("h1", {}, t("league.title", { name: league.name })),
       h("p", { class: "muted", id: "league-facts" }, `${t(`rules.${league.rules}`)}${limit ? ` · ${t("league.race.limit", { n: limit })}` : ""}`,
         ` · ${t("league.season", { n: league.season })}`, ` · ${t(`league.visibility.${league.visibility}`)}`,
@@ -308,22 +309,22 @@ export function leagueScreen(id, rest, { scoreTable, me = () => null }) {
       nextSeason ? h("div", { class: "actions" }, nextSeason) : null,
       !current ? h("p", { class: "notice", id: "season-shown" }, t("league.season.past", { n: season }),
         h("button", { type: "button", class: "link", onclick: () => { showing = null; reload(); } }, t("league.season.back"))) : null,
-      // With the sheet: standings and invitation on the left, the sheet beside them (the table keeps its width).
+      // With the sheet: on a phone right below the standings; wider, beside the standings and the invitation.
       h("div", { class: sheet ? "league-top" : "columns" },
-        h("div", { class: "league-col" }, section(current ? t("league.standings") : t("league.standings.of", { n: season }),
+        section(current ? t("league.standings") : t("league.standings.of", { n: season }),
           rows.length ? scoreTable({ players: rows, practice_rounds: 0 }, { points: league.scoring !== "wins" })
             : h("p", { class: "muted" }, t("league.empty")),
           h("div", { class: "actions" }, league.status === "active" && league.your_role ? startTable : null)),
+        sheet,
         league.invite_code ? section(t("league.invite"), h("p", { class: "muted" }, t("league.invite.help")),
           h("div", { class: "inline" }, h("input", { readonly: true, value: link, id: "league-invite", "aria-label": t("league.invite") }),
             h("button", { type: "button", onclick: () => attempt(async () => { await navigator.clipboard.writeText(link); toast(t("table.copied")); }) },
               t("table.copy")))) : null),
-        sheet),
       section(current ? t("league.race") : t("league.race.of", { n: season }),
         running.results.length ? raceChart(running, limit) : h("p", { class: "muted" }, t("league.empty"))),
+      section(t("league.rounds"), roundRows.length ? h("ul", { class: "list rounds", id: "league-rounds" }, roundRows)
+        : h("p", { class: "muted" }, t("league.empty"))),
       h("div", { class: "columns" },
-        section(t("league.rounds"), roundRows.length ? h("ul", { class: "list rounds", id: "league-rounds" }, roundRows)
-          : h("p", { class: "muted" }, t("league.empty"))),
         section(t("league.seasons"), seasonList(seasons, season, (number) => {
           showing = number === league.season ? null : number;
           reload();
