@@ -568,3 +568,103 @@ def test_a_league_created_in_the_client_shows_its_standings_and_race(server: str
     page.reload()  # the chart is drawn at the width it is shown
     expect(page.locator("#race polyline.runner")).to_have_count(2)
     screenshot(page, "league-phone")
+
+
+def test_a_pub_league_keeps_its_scoresheet_in_the_browser_and_the_other_player_confirms_it(
+        server: str, new_page: Any) -> None:
+    owner = new_page(WIDE)
+    sign_up_as_guest(owner, server, "Mara")
+    owner.goto(f"{server}/#/leagues")
+    owner.get_by_label("Name").fill("The Crown, Tuesdays")
+    owner.get_by_label("Who sees it").select_option("private")
+    owner.get_by_label("Next season").select_option("owner")
+    owner.get_by_role("button", name="Create league").click()
+    owner.wait_for_url(re.compile(r"#/league/\d+$"))
+    league = int(owner.url.rsplit("/", 1)[1])
+    expect(owner.locator("#league-facts")).to_contain_text("season 1")
+    expect(owner.locator("#league-facts")).to_contain_text("private")
+    expect(owner.get_by_text("send the invitation link first")).to_be_visible()
+    link = owner.locator("#league-invite").input_value()
+    assert re.search(rf"#/league/{league}/join/\w+", link), link
+
+    # The second player joins by the invitation link, in a browser of their own.
+    guest = new_page(PHONE)
+    sign_up_as_guest(guest, server, "Jonas")
+    guest.goto(link)
+    expect(guest.locator("#members li")).to_have_count(2)
+    expect(guest.locator("#sheet")).to_have_count(0)  # a member, not a scorekeeper
+
+    # The owner records a round: Mara wins with one extra jack, Jonas holds 23 points.
+    owner.reload()
+    expect(owner.locator("#members li")).to_have_count(2)
+    expect(owner.locator("#sheet-seat-0")).to_have_value(str(Api(server, token_of(owner)).call("GET", "me")["id"]))
+    owner.get_by_role("button", name="Record the round").click()  # no points for Jonas: the server's message
+    expect(owner.locator("#toast")).to_contain_text("one of the two")
+    expect(owner.locator("#league-rounds")).to_have_count(0)
+    points = owner.get_by_label(re.compile(r"^Jonas: points in hand \(0 to 514\)"))
+    expect(points).to_have_attribute("max", "514")
+    points.fill("23")
+    owner.get_by_label("Extra jacks on the last card").fill("1")
+    owner.get_by_role("button", name="Record the round").click()
+    answer = owner.locator("#sheet-answer")
+    expect(answer).to_contain_text("pending")
+    expect(answer).to_contain_text("Jonas")
+    expect(answer).to_contain_text("46 points")
+    expect(answer).to_contain_text("×2")
+    row = owner.locator("#league-rounds li.round")
+    expect(row).to_have_attribute("data-status", "pending")
+    expect(row).to_contain_text("recorded on the sheet")
+    expect(row.get_by_role("button", name="Confirm")).to_have_count(0)  # not the recorder's own entry
+    screenshot(owner, "league-sheet-recorded-desktop")
+
+    # Jonas confirms it on his phone; it counts in the standings and the race.
+    guest.reload()
+    guest_row = guest.locator("#league-rounds li.round")
+    expect(guest_row).to_have_attribute("data-status", "pending")
+    guest_row.get_by_role("button", name="Confirm").click()
+    expect(guest.locator("#league-rounds li.round")).to_have_attribute("data-status", "counted")
+    expect(guest.locator("#league-rounds li.round button")).to_have_count(0)
+    expect(guest.locator(".scores tbody tr")).to_have_count(2)
+    expect(guest.locator(".scores tbody tr", has_text="Jonas")).to_contain_text("46")
+    expect(guest.locator("#race polyline.runner")).to_have_count(2)
+
+    owner.reload()
+    expect(owner.locator("#league-rounds li.round")).to_have_attribute("data-status", "counted")
+    expect(owner.locator(".scores tbody tr", has_text="Jonas")).to_contain_text("46")
+    expect(owner.locator("#race polyline.runner")).to_have_count(2)
+    expect(owner.locator("#seasons li")).to_have_count(1)
+    # The owner makes Jonas scorekeeper.
+    owner.get_by_role("button", name="Make Jonas scorekeeper").click()
+    expect(owner.locator("#members li", has_text="Jonas")).to_contain_text("scorekeeper")
+    guest.reload()
+    expect(guest.locator("#sheet")).to_be_visible()
+    screenshot(owner, "league-sheet-desktop")
+    owner.set_viewport_size(PHONE)
+    owner.reload()  # the chart is drawn at the width it is shown
+    expect(owner.locator("#race polyline.runner")).to_have_count(2)
+    screenshot(owner, "league-sheet-phone")
+
+    # A hand of the whole deck takes Jonas past the limit: the season waits for the owner, who starts the next;
+    # the past season keeps its loser, standings and race.
+    mara, jonas = Api(server, token_of(owner)), Api(server, token_of(guest))
+    mara_id = mara.call("GET", "me")["id"]
+    jonas_id = jonas.call("GET", "me")["id"]
+    big = mara.call("POST", f"leagues/{league}/rounds", {"players": [{"player": mara_id, "cards": []},
+                                                                     {"player": jonas_id, "points": 514}],
+                                                         "winner": mara_id, "extra_jacks": 0})
+    jonas.call("POST", f"leagues/{league}/rounds/{big['id']}/confirm", {})
+    owner.set_viewport_size(WIDE)
+    owner.reload()
+    expect(owner.locator("#league-facts")).to_contain_text("waiting for the owner")
+    expect(owner.locator("#sheet")).to_have_count(0)
+    owner.get_by_role("button", name="Start season 2").click()
+    expect(owner.locator("#league-facts")).to_contain_text("season 2")
+    expect(owner.locator("#seasons li")).to_have_count(2)
+    expect(owner.locator("#seasons li", has_text="season 1")).to_contain_text("Jonas lost")
+    expect(owner.locator("#race")).to_have_count(0)  # a fresh season
+    owner.get_by_role("button", name="Show season 1").click()
+    expect(owner.locator("#season-shown")).to_contain_text("season 1")
+    expect(owner.get_by_role("heading", name="Standings of season 1")).to_be_visible()
+    expect(owner.locator(".scores tbody tr", has_text="Jonas")).to_contain_text("560")
+    expect(owner.locator("#race polyline.runner")).to_have_count(2)
+    expect(owner.locator("#league-rounds li.round")).to_have_count(2)

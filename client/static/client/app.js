@@ -485,7 +485,7 @@ export const ROUTES = {
   game: (id) => id && gameScreen(id, { go, onNotice, currentPlayer, scoreTable }),
   replay: (id) => id && replayScreen(id),
   leagues: () => leaguesScreen(),
-  league: (id, rest) => id && leagueScreen(id, rest, { go, scoreTable, roundLinks, finishedRounds: (f) => finishedRounds(f) }),
+  league: (id, rest) => id && leagueScreen(id, rest, { scoreTable, me: currentPlayer }),
   history: () => historyScreen(),
   ratings: (id, rest, name) => ratingsScreen(RULES.includes(name) ? name : "classic"),
   settings: () => settingsScreen(),

@@ -1,25 +1,19 @@
 // Leagues: the list (the caller's and the public ones), creating one, a league's page with its
-// invitation link, standings, the race to the limit as an SVG chart and its finished rounds.
+// invitation link, seasons, standings, the race to the limit as an SVG chart, its rounds and the
+// scoresheet, on which a scorekeeper records a round played with real cards at the pub.
 //
-// Reads: GET leagues, GET leagues?mine=true, POST leagues, GET leagues/{id}, GET leagues/{id}/standings,
-// and where the server has league nights: POST leagues/{id}/join, GET leagues/{id}/race,
-// GET leagues/{id}/rounds. Without them the race is summed from the caller's rounds in the league
-// (GET me/history, GET games/{id} for each round's points).
+// Reads: GET leagues (?mine=true), POST leagues, GET leagues/{id}, POST leagues/{id}/join,
+// GET leagues/{id}/standings, GET leagues/{id}/seasons (/{n}/standings), POST leagues/{id}/seasons,
+// GET leagues/{id}/race, GET leagues/{id}/rounds, POST leagues/{id}/rounds (/{rid}/confirm, /dispute),
+// GET leagues/{id}/members, PATCH leagues/{id}/members/{player_id}.
 
-import { ApiError, get, post } from "./api.js";
+import { api, get, post } from "./api.js";
 import { t } from "./i18n.js";
 import { attempt, field, fill, h, section, toast } from "./ui.js";
 
 const RULES = ["classic", "tavern", "house"];
 const COLOURS = ["#0b5d1e", "#b00020", "#1a56db", "#8a4b00", "#6a1b9a", "#00796b", "#c2185b", "#37474f"];
 const SVG = "http://www.w3.org/2000/svg";
-
-async function optional(path) {
-  try { return await get(path); } catch (exc) {
-    if (exc instanceof ApiError && (exc.status === 404 || exc.status === 405)) return null;
-    throw exc;
-  }
-}
 
 function leagueLine(league) {
   return h("li", { class: "row" },
@@ -34,13 +28,17 @@ export function leaguesScreen() {
   const others = h("ul", { class: "list", id: "public-leagues" });
   const name = h("input", { name: "name", required: true, maxlength: 100, autocomplete: "off" });
   const rules = h("select", { name: "rules" }, RULES.map((r) => h("option", { value: r, selected: r === "house" }, t(`rules.${r}`))));
+  const visibility = h("select", { name: "visibility" }, ["public", "private"].map((v) => h("option", { value: v }, t(`league.visibility.${v}`))));
+  const nextSeason = h("select", { name: "next_season" }, ["owner", "auto"].map((v) => h("option", { value: v }, t(`league.next.${v}`))));
   const create = h("form", { class: "stack", id: "create-league", onsubmit: (event) => {
     event.preventDefault();
     attempt(async () => {
-      const league = await post("leagues", { name: name.value.trim(), rules: rules.value });
+      const league = await post("leagues", { name: name.value.trim(), rules: rules.value, visibility: visibility.value,
+        next_season: nextSeason.value });
       location.hash = `#/league/${league.id}`;
     });
-  } }, field(t("league.name"), name), field(t("lobby.rules"), rules), h("button", { class: "primary" }, t("league.create.go")));
+  } }, field(t("league.name"), name), field(t("lobby.rules"), rules), field(t("league.visibility"), visibility),
+  field(t("league.next"), nextSeason), h("button", { class: "primary" }, t("league.create.go")));
   fill(document.getElementById("main"), h("h1", {}, t("nav.leagues")), h("div", { class: "columns" },
     section(t("league.mine"), mine), section(t("league.create"), create), section(t("league.public"), others)));
   attempt(async () => {
@@ -54,35 +52,43 @@ export function leaguesScreen() {
   return () => { alive = false; };
 }
 
-// Cumulative points per player after each counted round: the server's race where it has one,
-// else summed from the caller's own rounds in this league.
-async function race(id) {
-  const first = await optional(`leagues/${id}/race`);
-  if (first) {
-    const results = [...first.results];
-    let next = first.next;
-    for (let pages = 0; next !== null && next !== undefined && pages < 10; pages += 1) {
-      const page = await get(`leagues/${id}/race?after=${next}`);
-      results.push(...page.results);
-      next = page.next;
-    }
-    return { limit: first.limit, players: first.players, results };
+// A season's race, every page of it: cumulative points per player after each counted round.
+async function race(id, season) {
+  const base = `leagues/${id}/race?season=${season}`;
+  const first = await get(base);
+  const results = [...first.results];
+  let next = first.next;
+  for (let pages = 0; next !== null && next !== undefined && pages < 20; pages += 1) {
+    const page = await get(`${base}&after=${next}`);
+    results.push(...page.results);
+    next = page.next;
   }
-  const history = await get("me/history?limit=100");
-  const lines = (history.results || []).filter((line) => line.league === Number(id)).reverse().slice(-60);
-  const games = await Promise.all(lines.map((line) => get(`games/${line.game}`).catch(() => null)));
-  const players = new Map();
-  const totals = {};
-  const results = [];
-  games.filter((game) => game && game.result).forEach((game, index) => {
-    for (const row of game.result.players) {
-      const player = game.players[row.seat];
-      players.set(player.player, { id: player.player, name: player.name });
-      totals[player.player] = (totals[player.player] || 0) + (row.points || 0);
-    }
-    results.push({ round: index + 1, id: game.id, totals: { ...totals } });
-  });
-  return { limit: null, players: [...players.values()], results };
+  return { limit: first.limit, players: first.players, results };
+}
+
+// A season's rounds, played and recorded, in the order they were written.
+async function rounds(id, season) {
+  const base = `leagues/${id}/rounds?season=${season}&limit=1000`;
+  const first = await get(base);
+  const results = [...first.results];
+  let next = first.next;
+  for (let pages = 0; next !== null && next !== undefined && pages < 10; pages += 1) {
+    const page = await get(`${base}&after=${next}`);
+    results.push(...page.results);
+    next = page.next;
+  }
+  return results;
+}
+
+// The most a hand can hold, as the server bounds it: the whole deck's value (scoring.sheet).
+function handMax(league) {
+  const options = league.options || {};
+  const ranks = options.deck === "french52" ? ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"]
+    : ["7", "8", "9", "10", "J", "Q", "K", "A"];
+  const house = { A: 10, K: 4, Q: 3, J: 20 };
+  const ranking = { A: 11, 10: 10, K: 4, Q: 3, J: 2 };
+  const value = league.scoring === "points" ? house : ranking;
+  return 4 * ranks.reduce((sum, rank) => sum + (value[rank] || Number(rank)), 0) + 50 * (options.jokers || 0);
 }
 
 export function raceChart(data, limit) {
@@ -132,54 +138,207 @@ export function raceChart(data, limit) {
   return h("figure", { class: "race-figure" }, svg, h("figcaption", {}, legend));
 }
 
-// The league's own rounds (league nights): who won, each player's points, the replay.
-function roundList(rounds) {
-  return h("ul", { class: "list rounds" }, rounds.map((round, index) => {
-    const winner = (round.players || []).find((line) => line.won);
-    return h("li", { class: "row" },
-      h("span", { class: "grow" }, t("history.round", { n: index + 1 }),
-        winner ? ` · ${t("game.winner", { name: winner.player.name })}` : "",
-        h("span", { class: "muted" }, ` · ${(round.players || []).map((line) => `${line.player.name} ${line.points}`).join(", ")}`)),
-      h("a", { class: "button", href: `#/replay/${round.game}` }, t("replay.open")));
-  }));
+// One round of the sheet: played or recorded, its status, who won, each player's points; Confirm and
+// Dispute for the players of a pending round (the recorder does not confirm their own entry).
+function roundRow(round, index, { me, act }) {
+  const lines = round.players || [];
+  const winner = lines.find((line) => line.won);
+  const mine = me && lines.some((line) => line.player.id === me.id);
+  const pending = round.status === "pending";
+  const recorder = me && round.recorded_by && round.recorded_by.id === me.id;
+  const badge = round.status === "counted" ? "badge" : (round.status === "pending" ? "badge warn" : "badge muted");
+  return h("li", { class: "row round", "data-round": round.id, "data-status": round.status },
+    h("span", { class: "grow" }, h("strong", {}, t("history.round", { n: index + 1 })),
+      ` · ${t(`league.source.${round.source}`)}`, h("span", { class: badge }, t(`league.status.${round.status}`)),
+      h("span", { class: "detail" }, winner ? t("game.winner", { name: winner.player.name }) : "",
+        round.multiplier > 1 ? ` · ×${round.multiplier}` : "",
+        h("span", { class: "muted" }, ` · ${lines.map((line) => `${line.player.name} ${line.points}`).join(", ")}`))),
+    pending && mine && !recorder ? h("button", { type: "button", class: "primary", onclick: () => act(round, "confirm") }, t("league.confirm")) : null,
+    pending && mine ? h("button", { type: "button", onclick: () => act(round, "dispute") }, t("league.dispute")) : null,
+    round.game ? h("a", { class: "button", href: `#/replay/${round.game}` }, t("replay.open")) : null);
 }
 
-export function leagueScreen(id, rest, { scoreTable, roundLinks, finishedRounds }) {
+// The computed sheet the server answered: each player's points, the multiplier, the status.
+function sheetAnswer(round) {
+  return h("div", { class: "sheet-answer", id: "sheet-answer", role: "status" },
+    h("p", {}, h("strong", {}, t("league.sheet.recorded")), h("span", { class: round.status === "counted" ? "badge" : "badge warn" },
+      t(`league.status.${round.status}`)), round.multiplier > 1 ? ` · ${t("game.multiplier", { n: round.multiplier })}` : ""),
+    h("ul", { class: "list" }, (round.players || []).map((line) => h("li", { class: "row" },
+      h("span", { class: "grow" }, line.player.name, line.won ? h("span", { class: "badge" }, t("league.sheet.won")) : null),
+      h("strong", {}, t("league.sheet.points", { n: line.points }))))));
+}
+
+// The scoresheet: seats from the members in seat order, the winner, each other hand's points (or
+// its cards) and the extra jacks; POST leagues/{id}/rounds.
+function sheetForm(league, members, onRecorded) {
+  const seats = Math.min(members.length, (league.options && league.options.players ? league.options.players[1] : 6));
+  const most = handMax(league);
+  const lines = h("div", { class: "sheet-lines" });
+  const pickers = [];
+  const choose = (seat) => h("select", { name: `seat-${seat}`, id: `sheet-seat-${seat}`, onchange: redraw },
+    h("option", { value: "" }, t("league.sheet.nobody")),
+    members.map((line, at) => h("option", { value: line.player.id, selected: at === seat && seat < 2 }, line.player.name)));
+  for (let seat = 0; seat < seats; seat += 1) pickers.push(choose(seat));
+  const jacks = h("input", { type: "number", name: "extra_jacks", id: "sheet-jacks", min: 0, max: 3, step: 1, value: 0, inputmode: "numeric" });
+  const state = new Map();  // player id -> {points, cards}, kept while seats change
+  let winner = null;
+
+  function chosen() {
+    const ids = pickers.map((select) => Number(select.value)).filter(Boolean);
+    return ids.filter((pid, at) => ids.indexOf(pid) === at).map((pid) => members.find((line) => line.player.id === pid).player);
+  }
+  function redraw() {
+    const players = chosen();
+    if (!players.some((player) => player.id === winner)) winner = players.length ? players[0].id : null;
+    fill(lines, players.length < 2 ? h("p", { class: "muted" }, t("league.sheet.pick")) : h("fieldset", { class: "sheet-winner" },
+      h("legend", {}, t("league.sheet.winner")),
+      players.map((player) => h("label", { class: "check" }, h("input", { type: "radio", name: "winner", value: player.id,
+        checked: player.id === winner, onchange: () => { winner = player.id; redraw(); } }), player.name))),
+    players.filter((player) => player.id !== winner).map((player) => {
+      const kept = state.get(player.id) || { points: "", cards: "" };
+      state.set(player.id, kept);
+      const points = h("input", { type: "number", name: `points-${player.id}`, id: `sheet-points-${player.id}`, min: 0, max: most,
+        step: 1, inputmode: "numeric", value: kept.points, oninput: () => { kept.points = points.value; } });
+      const cards = h("input", { name: `cards-${player.id}`, id: `sheet-cards-${player.id}`, autocomplete: "off", maxlength: 240,
+        placeholder: "QH JS 10C", value: kept.cards, oninput: () => { kept.cards = cards.value; } });
+      return h("div", { class: "sheet-line", "data-player": player.id }, h("strong", {}, player.name),
+        field(t("league.sheet.points.of", { name: player.name, n: most }), points),
+        field(t("league.sheet.cards.of", { name: player.name }), cards));
+    }));
+  }
+  const form = h("form", { class: "stack sheet", id: "sheet", onsubmit: (event) => {
+    event.preventDefault();
+    attempt(async () => {
+      const players = chosen().map((player) => {
+        if (player.id === winner) return { player: player.id, cards: [] };
+        const kept = state.get(player.id) || { points: "", cards: "" };
+        const cards = kept.cards.trim() ? kept.cards.trim().toUpperCase().split(/[\s,;]+/).filter(Boolean) : null;
+        if (cards) return { player: player.id, cards };
+        return { player: player.id, points: kept.points === "" ? null : Number(kept.points) };
+      }).map((line) => (line.points === null ? { player: line.player } : line));
+      const round = await post(`leagues/${league.id}/rounds`, { players, winner, extra_jacks: Number(jacks.value || 0) });
+      onRecorded(round);
+    });
+  } },
+  h("fieldset", { class: "sheet-seats" }, h("legend", {}, t("league.sheet.seats")),
+    h("div", { class: "seat-pickers" }, pickers.map((select, seat) => field(t("league.sheet.seat", { n: seat + 1 }), select)))),
+  lines,
+  league.scoring === "points" ? field(t("league.sheet.jacks"), jacks) : null,
+  h("button", { class: "primary" }, t("league.sheet.go")));
+  redraw();
+  return form;
+}
+
+// Every season, newest first, with its loser; a button shows that season's standings and race.
+function seasonList(seasons, showing, pick) {
+  return h("ul", { class: "list", id: "seasons" }, seasons.slice().reverse().map((season) => h("li", { class: "row" },
+    h("span", { class: "grow" }, h("strong", {}, t("league.season", { n: season.number })),
+      season.status === "active" ? h("span", { class: "badge" }, t("league.season.running")) : null,
+      season.loser ? h("span", { class: "muted" }, ` · ${t("league.season.loser", { name: season.loser.name })}`) : "",
+      h("span", { class: "muted" }, ` · ${t("league.season.rounds", { n: season.rounds })}`)),
+    h("button", { type: "button", "aria-pressed": String(season.number === showing), onclick: () => pick(season.number) },
+      t("league.season.show", { n: season.number })))));
+}
+
+function memberList(league, members, { me, setRole }) {
+  const owner = league.your_role === "owner";
+  return h("ul", { class: "list", id: "members" }, members.map((line) => h("li", { class: "row", "data-player": line.player.id },
+    h("span", { class: "grow" }, line.player.name, h("span", { class: "badge" }, t(`league.role.${line.role}`)),
+      me && line.player.id === me.id ? h("span", { class: "muted" }, ` · ${t("league.you")}`) : null),
+    owner && line.role !== "owner" ? h("button", { type: "button", onclick: () => setRole(line, line.role === "scorekeeper" ? "member" : "scorekeeper") },
+      t(line.role === "scorekeeper" ? "league.role.unmake" : "league.role.make", { name: line.player.name })) : null)));
+}
+
+export function leagueScreen(id, rest, { scoreTable, me = () => null }) {
   let alive = true;
+  let showing = null;  // the season shown; null: the current one
+  let answer = null;   // the sheet the server answered for the last round recorded here
   const main = document.getElementById("main");
   const box = h("div", { class: "league" }, h("p", { class: "muted" }, "…"));
   fill(main, box);
-  attempt(async () => {
-    if (rest[0] === "join" && rest[1]) {
-      await attempt(() => post(`leagues/${id}/join`, { code: rest[1] }).catch((exc) => {
-        if (!(exc instanceof ApiError && exc.status === 405)) throw exc;  // a server without league members
-      }));
-    }
-    const [league, standings, running, played] = await Promise.all([get(`leagues/${id}`), get(`leagues/${id}/standings`), race(id),
-      optional(`leagues/${id}/rounds`)]);
+
+  async function load() {
+    const league = await get(`leagues/${id}`);
+    const member = league.your_role !== null && league.your_role !== undefined;
+    const season = showing || league.season;
+    const current = season === league.season;
+    const [standings, running, played, seasons, members] = await Promise.all([
+      get(current ? `leagues/${id}/standings` : `leagues/${id}/seasons/${season}/standings`),
+      race(id, season), rounds(id, season), get(`leagues/${id}/seasons`),
+      member ? get(`leagues/${id}/members`) : Promise.resolve({ results: [] })]);
     if (!alive) return;
+    render(league, { season, current, standings, running, played, seasons: seasons.results || [], members: members.results || [] });
+  }
+  const reload = () => attempt(load);
+
+  function render(league, { season, current, standings, running, played, seasons, members }) {
+    const player = me();
     const limit = league.league_limit || running.limit || null;
-    const rows = (standings.standings || standings.players || []).map((row, index) => ({ ...row, position: row.position ?? index + 1 }));
+    const rows = (standings.standings || []).map((row, index) => ({ ...row, position: row.position ?? index + 1 }));
     const link = `${location.origin}${location.pathname}#/league/${id}${league.invite_code ? `/join/${league.invite_code}` : ""}`;
-    const finished = played
-      ? roundList((played.results || []).filter((round) => round.game))
-      : roundLinks(await finishedRounds((line) => line.league === Number(id)));
+    const keeper = league.your_role === "owner" || league.your_role === "scorekeeper";
+    const waiting = league.status === "finished";
+    const act = (round, what) => attempt(async () => {
+      await post(`leagues/${id}/rounds/${round.id}/${what}`);
+      toast(t(what === "confirm" ? "league.confirmed" : "league.disputed"));
+      await load();
+    });
     const startTable = h("button", { type: "button", class: "primary", id: "league-table", onclick: () => attempt(async () => {
       const table = await post("tables", { rules: league.rules, league: Number(id), options: { turn_seconds: 0 } });
       location.hash = `#/table/${table.id}`;
     }) }, t("league.table"));
+    const nextSeason = league.your_role === "owner" && (waiting || !league.league_limit)
+      ? h("button", { type: "button", class: waiting ? "primary" : null, id: "next-season", onclick: () => attempt(async () => {
+        const started = await post(`leagues/${id}/seasons`);
+        showing = null;
+        toast(t("league.season.started", { n: started.number }));
+        await load();
+      }) }, t(waiting ? "league.season.next" : "league.season.close", { n: league.season + 1 })) : null;
+    const roundRows = played.map((round, index) => roundRow(round, index, { me: player, act }));
+    const sheet = keeper && current && !waiting ? section(t("league.sheet"),
+      h("p", { class: "muted" }, t(league.scorekeeper_alone ? "league.sheet.help.alone" : "league.sheet.help")),
+      answer ? sheetAnswer(answer) : null,
+      members.length >= 2 ? sheetForm(league, members, (round) => { answer = round; reload(); })
+        : h("p", { class: "muted" }, t("league.sheet.few"))) : null;
+    if (sheet) sheet.classList.add("sheet-panel");
     fill(box, h("h1", {}, t("league.title", { name: league.name })),
-      h("p", { class: "muted" }, `${t(`rules.${league.rules}`)}${limit ? ` · ${t("league.race.limit", { n: limit })}` : ""}`,
-        league.status === "finished" && league.loser ? ` · ${t("league.loser", { name: league.loser.name })}` : ""),
-      h("div", { class: "columns" },
-        section(t("league.standings"), rows.length ? scoreTable({ players: rows, practice_rounds: 0 }, { points: league.scoring !== "wins" })
-          : h("p", { class: "muted" }, t("league.empty")), h("div", { class: "actions" }, league.status === "active" ? startTable : null)),
-        section(t("league.invite"), h("p", { class: "muted" }, t("league.invite.help")),
+      h("p", { class: "muted", id: "league-facts" }, `${t(`rules.${league.rules}`)}${limit ? ` · ${t("league.race.limit", { n: limit })}` : ""}`,
+        ` · ${t("league.season", { n: league.season })}`, ` · ${t(`league.visibility.${league.visibility}`)}`,
+        waiting ? ` · ${t("league.waiting")}` : "",
+        waiting && league.loser ? ` · ${t("league.loser", { name: league.loser.name })}` : ""),
+      nextSeason ? h("div", { class: "actions" }, nextSeason) : null,
+      !current ? h("p", { class: "notice", id: "season-shown" }, t("league.season.past", { n: season }),
+        h("button", { type: "button", class: "link", onclick: () => { showing = null; reload(); } }, t("league.season.back"))) : null,
+      // With the sheet: on a phone right below the standings; wider, beside the standings and the invitation.
+      h("div", { class: sheet ? "league-top" : "columns" },
+        section(current ? t("league.standings") : t("league.standings.of", { n: season }),
+          rows.length ? scoreTable({ players: rows, practice_rounds: 0 }, { points: league.scoring !== "wins" })
+            : h("p", { class: "muted" }, t("league.empty")),
+          h("div", { class: "actions" }, league.status === "active" && league.your_role ? startTable : null)),
+        sheet,
+        league.invite_code ? section(t("league.invite"), h("p", { class: "muted" }, t("league.invite.help")),
           h("div", { class: "inline" }, h("input", { readonly: true, value: link, id: "league-invite", "aria-label": t("league.invite") }),
             h("button", { type: "button", onclick: () => attempt(async () => { await navigator.clipboard.writeText(link); toast(t("table.copied")); }) },
-              t("table.copy"))))),
-      section(t("league.race"), running.results.length ? raceChart(running, limit) : h("p", { class: "muted" }, t("league.empty"))),
-      section(t("league.rounds"), finished.children.length ? finished : h("p", { class: "muted" }, t("league.empty"))));
+              t("table.copy")))) : null),
+      section(current ? t("league.race") : t("league.race.of", { n: season }),
+        running.results.length ? raceChart(running, limit) : h("p", { class: "muted" }, t("league.empty"))),
+      section(t("league.rounds"), roundRows.length ? h("ul", { class: "list rounds", id: "league-rounds" }, roundRows)
+        : h("p", { class: "muted" }, t("league.empty"))),
+      h("div", { class: "columns" },
+        section(t("league.seasons"), seasonList(seasons, season, (number) => {
+          showing = number === league.season ? null : number;
+          reload();
+        })),
+        members.length ? section(t("league.members"), memberList(league, members, { me: player, setRole: (line, role) => attempt(async () => {
+          await api("PATCH", `leagues/${id}/members/${line.player.id}`, { role });
+          toast(t("league.role.saved", { name: line.player.name, role: t(`league.role.${role}`) }));
+          await load();
+        }) })) : null));
+  }
+
+  attempt(async () => {
+    if (rest[0] === "join" && rest[1]) await attempt(() => post(`leagues/${id}/join`, { code: rest[1] }));
+    await load();
   });
   return () => { alive = false; };
 }
