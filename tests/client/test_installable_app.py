@@ -18,7 +18,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.client.browser_helpers import PHONE, Api, live_server, require_chromium
+from tests.client.browser_helpers import PHONE, Api, live_server
 
 playwright_sync = pytest.importorskip("playwright.sync_api")
 expect = playwright_sync.expect
@@ -30,15 +30,6 @@ TIMEOUT_MS = 15_000
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     with live_server(tmp_path_factory.mktemp("app-server")) as url:
         yield url
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    executable = require_chromium()
-    with playwright_sync.sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
-        yield launched
-        launched.close()
 
 
 @pytest.fixture

@@ -24,7 +24,6 @@ from tests.client.browser_helpers import (
     DroppingProxy,
     deck_of_house,
     live_server,
-    require_chromium,
     setup_for,
 )
 
@@ -38,15 +37,6 @@ TIMEOUT_MS = 10_000
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     with live_server(tmp_path_factory.mktemp("client-server")) as url:
         yield url
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    executable = require_chromium()
-    with playwright_sync.sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
-        yield launched
-        launched.close()
 
 
 @pytest.fixture
