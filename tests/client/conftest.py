@@ -1,4 +1,7 @@
-"""The browser the browser tests share: Debian's chromium under Playwright, launched once per run."""
+"""The browser of the browser tests: Debian's chromium under Playwright, one launch per test module.
+
+Not once per run: while Playwright's sync API is open its event loop runs in the main thread, and the
+tests after these that call ``asyncio.run`` would fail."""
 
 from __future__ import annotations
 
@@ -10,7 +13,7 @@ import pytest
 from tests.client.browser_helpers import require_chromium
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     playwright_sync = pytest.importorskip("playwright.sync_api")
     executable = require_chromium()
