@@ -32,6 +32,7 @@ from games.serializers import (
 from maumau import database_retry
 from maumau.errors import DomainError, IllegalMoveError, PermissionDeniedError, ValidationFailed, error_body
 from maumau.params import QUERY_INT_MAX, query_bool, query_int
+from maumau.renderers import FastJSONRenderer
 from maumau.schema import ETAG, IDEMPOTENCY_KEY, IDEMPOTENT_REPLAYED, errors, query_number
 from maumau.strict import validated
 from play import clocks, services
@@ -248,6 +249,8 @@ def _invite_code(request: Request) -> str | None:
 
 
 class GameDetailApi(APIView):
+    renderer_classes = [FastJSONRenderer]
+
     @extend_schema(
         summary="The caller's view of a round, with their legal actions",
         description="A spectator of a public table gets the view of no seat (no `hand`, no `legal_actions`), "
@@ -334,6 +337,8 @@ def _move_response(answer: MoveAnswer) -> Response:
 
 
 class GameActionApi(APIView):
+    renderer_classes = [FastJSONRenderer]
+
     @extend_schema(
         summary="Play, draw, pass or say a word",
         description="Each of the caller's `legal_actions` can be sent as it is. The answer is the new view "

@@ -20,6 +20,7 @@ do both), excluding every rank from the starter, or ranks the deck does not have
 
 from __future__ import annotations
 
+import json
 from dataclasses import asdict, dataclass, fields, replace
 from functools import lru_cache
 from typing import Any
@@ -114,13 +115,12 @@ class RuleSet:
         """Inverse of :meth:`to_json` (validated like any override).
 
         Every stored round holds its rules, and every move reads them back: equal data gives the
-        same (immutable) RuleSet from a small cache. The cache key holds each value's type, so
-        ``true`` and ``1`` are never taken for each other, and refused data is never cached."""
+        same (immutable) RuleSet from a small cache, keyed by the data's canonical JSON (one C-level
+        pass; JSON tells ``true`` from ``1`` and ``1`` from ``1.0``, and the options take a list and a
+        tuple alike). Refused data is never cached."""
         try:
-            key = tuple(sorted((option, type(value), tuple(value) if isinstance(value, list) else value)
-                               for option, value in data.items()))
-            hash(key)
-        except TypeError:  # a value that cannot be a key (a dict, a nested list): no cache
+            key = json.dumps(data, sort_keys=True)
+        except (TypeError, ValueError):  # a value JSON cannot hold, keys that do not sort: no cache
             return _rules_from_json(dict(data))
         return _rules_from_key(key)
 
@@ -140,8 +140,8 @@ def _rules_json(rules: RuleSet) -> dict[str, Any]:
 
 
 @lru_cache(maxsize=256)
-def _rules_from_key(key: tuple[tuple[str, type, Any], ...]) -> RuleSet:
-    return _rules_from_json({option: list(value) if kind is list else value for option, kind, value in key})
+def _rules_from_key(key: str) -> RuleSet:
+    return _rules_from_json(json.loads(key))
 
 
 def _rules_from_json(data: dict[str, Any]) -> RuleSet:

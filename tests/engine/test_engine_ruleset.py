@@ -173,3 +173,14 @@ def test_rules_json_is_a_fresh_copy_each_time():
     with pytest.raises(RulesError) as refused:  # a value that cannot be cached is still validated
         RuleSet.from_json({**rules.to_json(), "extra": {"a": 1}})
     assert refused.value.option == "extra"
+
+
+def test_stored_rules_read_back_take_a_tuple_as_a_list_and_never_1_0_for_1():
+    stored = RuleSet.from_preset("classic", {"hand_size": 6}).to_json()
+    as_tuples = {**stored, "players": tuple(stored["players"]), "starter_excludes": tuple(stored["starter_excludes"])}
+    assert RuleSet.from_json(as_tuples) == RuleSet.from_json(stored)
+    with pytest.raises(RulesError) as refused:
+        RuleSet.from_json({**stored, "hand_size": 6.0})
+    assert refused.value.option == "hand_size"
+    with pytest.raises(RulesError):  # not cacheable (a set), still validated
+        RuleSet.from_json({**stored, "starter_excludes": {"J"}})
