@@ -126,7 +126,7 @@ def test_the_live_api_keeps_to_its_openapi_schema_under_every_schemathesis_check
         "--phases", "examples,coverage,fuzzing,stateful",
         "--max-examples", os.environ.get("MAUMAU_SCHEMATHESIS_EXAMPLES", "8"),
         "--seed", os.environ.get("MAUMAU_SCHEMATHESIS_SEED", "12"),
-        "--workers", "2",
+        "--workers", "1",
         "--request-timeout", "20",
         "--continue-on-failure",
         "--no-color",
