@@ -14,6 +14,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from maumau import database_retry
 from maumau.errors import NotFoundError, ValidationFailed
 from maumau.params import query_int
 from maumau.schema import errors, query_number
@@ -227,7 +228,7 @@ class LeagueRoundsApi(APIView):
         recorded = sheet.round_record(league_id=league_id, player=request.user.player, lines=lines,
                                       winner=data["winner"], extra_jacks=data["extra_jacks"],
                                       corrects=data["corrects"])
-        return Response(_round_data(recorded.pk), status=201)
+        return Response(database_retry.read_once_more(_round_data, recorded.pk), status=201)
 
 
 class LeagueRoundConfirmApi(APIView):
@@ -240,7 +241,7 @@ class LeagueRoundConfirmApi(APIView):
     def post(self, request: Request, league_id: int, round_id: int) -> Response:
         validated(RoundActionInput, request)
         sheet.round_confirm(league_id=league_id, round_id=round_id, player=request.user.player)
-        return Response(_round_data(round_id))
+        return Response(database_retry.read_once_more(_round_data, round_id))
 
 
 class LeagueRoundDisputeApi(APIView):
@@ -252,7 +253,7 @@ class LeagueRoundDisputeApi(APIView):
     def post(self, request: Request, league_id: int, round_id: int) -> Response:
         validated(RoundActionInput, request)
         sheet.round_dispute(league_id=league_id, round_id=round_id, player=request.user.player)
-        return Response(_round_data(round_id))
+        return Response(database_retry.read_once_more(_round_data, round_id))
 
 
 class LeagueRaceApi(APIView):
