@@ -71,7 +71,8 @@ class LeagueJoinApi(APIView):
     def post(self, request: Request, league_id: int) -> Response:
         data = validated(LeagueJoinInput, request)
         members.league_join(league_id=league_id, player=request.user.player, code=data["code"])
-        return Response(league_data(selectors.league_get(league_id=league_id, viewer=request.user.player)))
+        return Response(database_retry.read_once_more(
+            lambda: league_data(selectors.league_get(league_id=league_id, viewer=request.user.player))))
 
 
 class LeagueLeaveApi(APIView):
