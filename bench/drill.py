@@ -490,6 +490,13 @@ class Service:
                 time.sleep(0.2)
         return None if waiting else time.monotonic() - began
 
+    def exited(self) -> dict[str, int]:
+        """The processes that ended on their own (their exit codes): a supervisor would restart them,
+        the drill does not, so one that is gone explains work left undone."""
+        processes = {**self.web, "worker": self.worker, "beat": self.beat}
+        return {name: code for name, process in processes.items()
+                if process is not None and (code := process.popen.poll()) is not None}
+
     def stop(self) -> None:
         """All at once: each stop may wait for a graceful shutdown."""
         stopping = [threading.Thread(target=p.stop, kwargs={"timeout": 10})
@@ -509,54 +516,23 @@ class Service:
                 "sweep_ticks_expired_in_the_queue": len(re.findall(r"Discarding revoked task: games\.deadlines_sweep",
                                                                    logs))}
 
-    def logs(self) -> dict[str, str]:
-        return {path.name: path.read_text(errors="replace")[-1500:] for path in sorted(self.tmp.glob("*.log"))}
-
-
-class OwnRedis:
-    """A ``redis-server`` of the drill's own (no persistence) on a free port: the one the Redis outage
-    stops and starts again. Never the machine's shared Redis."""
-
-    def __init__(self, tmp: Path) -> None:
-        self.port = harness.free_port()
-        self.tmp = tmp
-        self.process: subprocess.Popen[bytes] | None = None
-
-    def url(self, db: int) -> str:
-        return f"redis://127.0.0.1:{self.port}/{db}"
-
-    def start(self) -> None:
-        with (self.tmp / "redis.log").open("ab") as output:
-            self.process = subprocess.Popen(["redis-server", "--port", str(self.port), "--bind", "127.0.0.1",
-                                             "--save", "", "--appendonly", "no", "--daemonize", "no",
-                                             "--dir", str(self.tmp)], stdout=output, stderr=subprocess.STDOUT)
-        import redis
-
-        end = time.monotonic() + 15
-        while True:
-            try:
-                if redis.Redis(port=self.port, socket_connect_timeout=1).ping():
-                    return
-            except redis.RedisError:
-                if time.monotonic() > end or self.process.poll() is not None:
-                    raise RuntimeError(f"redis-server on port {self.port} did not start") from None
-                time.sleep(0.1)
-
-    def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+    def log_excerpts(self, last: int = 25) -> dict[str, list[str]]:
+        """The last warnings and errors of the Celery processes: what a failed run's report shows, since
+        its log directory is gone with the machine that ran it."""
+        wanted = re.compile(r"^\[[^\]]+: (?:WARNING|ERROR|CRITICAL)/|ready\.|Connected to")
+        excerpts = {}
+        for path in sorted([*self.tmp.glob("worker-*.log"), self.tmp / "beat.log"]):
+            if path.exists():
+                lines = [line[:300] for line in path.read_text(errors="replace").splitlines() if wanted.search(line)]
+                excerpts[path.name] = lines[-last:]
+        return excerpts
 
 
 class Faults:
     """The faults of the schedule, each logged with what it hit."""
 
     def __init__(self, service: Service, database_url: str, env: dict[str, str], args: argparse.Namespace,
-                 redis: OwnRedis | None = None, database_proxy: harness.DroppingProxy | None = None) -> None:
+                 redis: harness.RedisServer | None = None, database_proxy: harness.DroppingProxy | None = None) -> None:
         self.service, self.database_url, self.env, self.args = service, database_url, env, args
         self.redis, self.database_proxy = redis, database_proxy
         self.outages: list[tuple[float, float]] = []  # (from, until) monotonic: a 503 then is no 500
@@ -810,7 +786,7 @@ class Drill:
         self.queue = f"drill-{uuid.uuid4().hex[:8]}"
         # With the Redis outage, broker and cache are a Redis of the drill's own (--broker-url and
         # --cache-url are then unused); with the database cut, the service reaches PostgreSQL through a proxy.
-        self.redis = OwnRedis(self.tmp) if "redis_outage" in args.faults else None
+        self.redis = harness.RedisServer(self.tmp) if "redis_outage" in args.faults else None
         self.broker_url = self.redis.url(0) if self.redis else args.broker_url
         cache_url = self.redis.url(1) if self.redis else args.cache_url
         self.database_proxy: harness.DroppingProxy | None = None
@@ -863,6 +839,7 @@ class Drill:
                                                  for name, process in self.service.web.items()}
             settle = self.settle()
             data = self.collect()
+            data["exited"] = self.service.exited()
         finally:
             self.service.stop()
             receiver.close()
@@ -980,11 +957,16 @@ class Drill:
         commands.problems += self.faults.problems
         clients = Report(counts={"unexpected_answers": len(journal.unexpected)},
                          problems=[f"unexpected: {u}" for u in journal.unexpected[:10]])
+        processes = Report(counts={"exited_on_their_own": data["exited"]},
+                           problems=[f"{name} exited on its own (code {code})"
+                                     for name, code in data["exited"].items()])
         checks = {"moves_acknowledged_once": moves, "no_5xx": errors, "deadlines_resolved_once": clocks,
-                  "webhooks_settled": hooks, "verify_commands": commands, "clients": clients}
+                  "webhooks_settled": hooks, "verify_commands": commands, "clients": clients,
+                  "processes_kept_running": processes}
+        ok = not any(check.problems for check in checks.values())
         return {
             "drill": "short" if args.short else "long",
-            "ok": not any(check.problems for check in checks.values()),
+            "ok": ok,
             "failed": sorted(name for name, check in checks.items() if check.problems),
             "seconds": {"total": round(time.monotonic() - began, 1), "start": round(self.setup_seconds, 1),
                         "traffic": round(traffic["ended"] - traffic["started"], 1), "settle": settle},
@@ -999,6 +981,7 @@ class Drill:
                               "more_problems": max(0, len(check.problems) - 20)}
                        for name, check in checks.items()},
             "logs": str(self.tmp),
+            **({} if ok else {"log_excerpts": self.service.log_excerpts()}),
         }
 
 

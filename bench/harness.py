@@ -229,6 +229,45 @@ def celery(kind: str, args: list[str], *, env: Mapping[str, str], log: Path) -> 
     return Process(["celery", "-A", "maumau", kind, *args], env, log, name=f"celery {kind}")
 
 
+class RedisServer:
+    """A ``redis-server`` of the caller's own (no persistence) on a free port, to stop and start again
+    as an outage would (the fault drill, the broker-outage test): never the machine's shared Redis."""
+
+    def __init__(self, tmp: Path) -> None:
+        self.port = free_port()
+        self.tmp = tmp
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def url(self, db: int) -> str:
+        return f"redis://127.0.0.1:{self.port}/{db}"
+
+    def start(self) -> None:
+        with (self.tmp / "redis.log").open("ab") as output:
+            self.process = subprocess.Popen(["redis-server", "--port", str(self.port), "--bind", "127.0.0.1",
+                                             "--save", "", "--appendonly", "no", "--daemonize", "no",
+                                             "--dir", str(self.tmp)], stdout=output, stderr=subprocess.STDOUT)
+        import redis
+
+        end = time.monotonic() + 15
+        while True:
+            try:
+                if redis.Redis(port=self.port, socket_connect_timeout=1).ping():
+                    return
+            except redis.RedisError:
+                if time.monotonic() > end or self.process.poll() is not None:
+                    raise RuntimeError(f"redis-server on port {self.port} did not start") from None
+                time.sleep(0.1)
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
 class DroppingProxy:
     """A TCP proxy on 127.0.0.1 in front of a server that can cut every connection through it and
     refuse new ones for a while: a phone going through a tunnel (the browser tests), or the network
