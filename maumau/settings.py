@@ -175,7 +175,7 @@ def cache_config() -> dict[str, Any]:
     if url.startswith(("redis://", "rediss://", "unix://")):
         # Bounded socket waits: a Redis that stopped answering costs a request 2 s, not forever
         # (the throttles then fail open, maumau.throttling).
-        return {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": url,
+        return {"BACKEND": "maumau.cache.SharedClientRedisCache", "LOCATION": url,
                 "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 2}}
     if url.startswith("dummy://"):
         return {"BACKEND": "django.core.cache.backends.dummy.DummyCache"}

@@ -25,7 +25,7 @@ def test_writes_go_on_while_the_cache_is_down(settings: Any, make_player: Callab
                                               caplog: pytest.LogCaptureFixture) -> None:
     ada = make_player("Ada")
     APIClient().post("/api/v1/accounts", {"username": "bob", "password": PASSWORD}, format="json")
-    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
+    settings.CACHES = {"default": {"BACKEND": "maumau.cache.SharedClientRedisCache",
                                    "LOCATION": f"redis://127.0.0.1:{harness.free_port()}/0",  # nobody listens
                                    "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1}}}
     before = {name: failed_open(name) for name in ("writes", "login")}
