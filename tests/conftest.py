@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 from django.core.cache import cache
@@ -35,3 +36,11 @@ def make_player(db: None) -> Callable[..., APIClient]:
         return client
 
     return make
+
+
+@pytest.fixture
+def eager_celery(settings: Any) -> None:
+    """Queued tasks run at once (a retry's ETA too), so a test sees every attempt. Set through the
+    Django setting Celery reads (``CELERY_`` names): Celery 5.6 ignores a later change of
+    ``app.conf.task_always_eager`` while that setting exists."""
+    settings.CELERY_TASK_ALWAYS_EAGER = True

@@ -10,7 +10,6 @@ import pytest
 from django.core.cache import caches
 
 from bench.push_service import PushService, vapid_key_pem
-from maumau.celery import app as celery_app
 from tests.streams.streams_helpers import rigged_setup
 
 
@@ -25,14 +24,6 @@ def push_on(settings: Any) -> str:
     from notify import channels
 
     return channels.vapid_public_key() or ""
-
-
-@pytest.fixture
-def eager_celery() -> Iterator[None]:
-    before = celery_app.conf.task_always_eager
-    celery_app.conf.task_always_eager = True
-    yield
-    celery_app.conf.task_always_eager = before
 
 
 @pytest.fixture

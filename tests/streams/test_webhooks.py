@@ -14,7 +14,6 @@ from typing import Any
 
 import pytest
 
-from maumau.celery import app as celery_app
 from streams.models import WebhookDelivery
 from streams.ssrf import UnsafeTarget, check_url
 from streams.webhooks import signature_valid
@@ -61,15 +60,6 @@ def receiver() -> Iterator[Callable[[int], Receiver]]:
     yield make
     for r in made:
         r.close()
-
-
-@pytest.fixture
-def eager_celery() -> Iterator[None]:
-    """Queued tasks run at once (a retry's ETA too), so a test sees every attempt."""
-    before = celery_app.conf.task_always_eager
-    celery_app.conf.task_always_eager = True
-    yield
-    celery_app.conf.task_always_eager = before
 
 
 @pytest.fixture
