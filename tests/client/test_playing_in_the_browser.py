@@ -618,6 +618,11 @@ def test_a_pub_league_keeps_its_scoresheet_in_the_browser_and_the_other_player_c
     expect(guest.locator(".scores tbody tr", has_text="Jonas")).to_contain_text("46")
     expect(guest.locator("#race polyline.runner")).to_have_count(2)
 
+    # The owner's open page follows without a reload: the answer box, the row and the standings.
+    expect(owner.locator("#sheet-answer")).to_have_attribute("data-status", "counted", timeout=15_000)
+    expect(owner.locator("#sheet-answer")).to_contain_text("counted")
+    expect(owner.locator("#league-rounds li.round")).to_have_attribute("data-status", "counted")
+    expect(owner.locator(".scores tbody tr", has_text="Jonas")).to_contain_text("46")
     owner.reload()
     expect(owner.locator("#league-rounds li.round")).to_have_attribute("data-status", "counted")
     expect(owner.locator(".scores tbody tr", has_text="Jonas")).to_contain_text("46")
@@ -658,3 +663,70 @@ def test_a_pub_league_keeps_its_scoresheet_in_the_browser_and_the_other_player_c
     expect(owner.locator(".scores tbody tr", has_text="Jonas")).to_contain_text("560")
     expect(owner.locator("#race polyline.runner")).to_have_count(2)
     expect(owner.locator("#league-rounds li.round")).to_have_count(2)
+
+
+def test_a_scorekeeper_corrects_a_counted_round_on_the_sheet_and_the_confirmed_correction_replaces_it(
+        server: str, new_page: Any) -> None:
+    mara, jonas = Api.guest(server, "Mara"), Api.guest(server, "Jonas")
+    league = mara.call("POST", "leagues", {"name": "The Anchor, Thursdays", "rules": "house", "visibility": "private"})
+    jonas.call("POST", f"leagues/{league['id']}/join", {"code": league["invite_code"]})
+    wrong = mara.call("POST", f"leagues/{league['id']}/rounds", {
+        "players": [{"player": mara.player_id, "cards": []}, {"player": jonas.player_id, "points": 23}],
+        "winner": mara.player_id, "extra_jacks": 1})
+    jonas.call("POST", f"leagues/{league['id']}/rounds/{wrong['id']}/confirm", {})
+    page = new_page(WIDE)
+    open_as(page, server, mara.token, f"#/league/{league['id']}")
+    jonas_row = page.locator(".scores tbody tr", has_text="Jonas")
+    expect(jonas_row).to_contain_text("46")
+    expect(page.get_by_role("button", name="Correct round 1")).to_have_count(1)
+
+    # The sheet opens on the entry as it was recorded, and the heading takes the focus.
+    page.get_by_role("button", name="Correct round 1").click()
+    expect(page.locator("#sheet-title")).to_have_text("Correct round 1")
+    expect(page.locator("#sheet-title")).to_be_focused()
+    expect(page.locator("#sheet-seat-0")).to_have_value(str(mara.player_id))
+    expect(page.locator("#sheet-seat-1")).to_have_value(str(jonas.player_id))
+    expect(page.locator(f"#sheet-points-{jonas.player_id}")).to_have_value("23")
+    expect(page.locator("#sheet-jacks")).to_have_value("1")
+    # The server's refusal shows as every other one does; nothing is recorded.
+    page.locator(f"#sheet-cards-{jonas.player_id}").fill("QH ZZ")
+    page.get_by_role("button", name="Record the correction").click()
+    expect(page.locator("#toast")).to_contain_text("not in the league's deck")
+    expect(page.locator("#league-rounds li.round")).to_have_count(1)
+
+    page.locator(f"#sheet-cards-{jonas.player_id}").fill("")
+    page.locator(f"#sheet-points-{jonas.player_id}").fill("30")
+    page.locator("#sheet-jacks").fill("0")
+    page.get_by_role("button", name="Record the correction").click()
+    answer = page.locator("#sheet-answer")
+    expect(answer).to_have_attribute("data-status", "pending")
+    expect(answer).to_contain_text("corrects round 1")
+    expect(answer).to_contain_text("30 points")
+    expect(answer).to_be_focused()
+    expect(page.locator("#sheet-title")).to_have_text("Record a round")
+    rows = page.locator("#league-rounds li.round")
+    expect(rows).to_have_count(2)
+    expect(rows.nth(1)).to_contain_text("corrects round 1")
+    expect(jonas_row).to_contain_text("46")  # until the correction counts
+
+    # Jonas confirms it elsewhere: Mara's open page shows the correction counted and round 1 corrected.
+    correction = jonas.call("GET", f"leagues/{league['id']}/rounds")["results"][-1]
+    assert correction["corrects"] == wrong["id"]
+    jonas.call("POST", f"leagues/{league['id']}/rounds/{correction['id']}/confirm", {})
+    expect(answer).to_have_attribute("data-status", "counted", timeout=15_000)
+    expect(rows.nth(0)).to_have_attribute("data-status", "corrected")
+    expect(rows.nth(1)).to_have_attribute("data-status", "counted")
+    expect(jonas_row).to_contain_text("30")
+    expect(page.get_by_role("button", name="Correct round 1")).to_have_count(0)  # it no longer stands
+    expect(page.get_by_role("button", name="Correct round 2")).to_have_count(1)
+    screenshot(page, "league-sheet-corrected-desktop")
+    page.set_viewport_size(PHONE)
+    page.reload()
+    expect(rows.nth(0)).to_have_attribute("data-status", "corrected")
+    screenshot(page, "league-sheet-corrected-phone")
+    page.get_by_role("button", name="Correct round 2").click()
+    expect(page.locator("#sheet-title")).to_be_focused()
+    screenshot(page, "league-sheet-correcting-phone")
+    page.get_by_role("button", name="Cancel the correction").click()
+    expect(page.get_by_role("button", name="Correct round 2")).to_be_focused()
+    expect(page.locator("#sheet-title")).to_have_text("Record a round")

@@ -119,6 +119,10 @@ const en = {
   "league.sheet.points.of": "{name}: points in hand (0 to {n})", "league.sheet.cards.of": "{name}: cards left (optional, e.g. QH JS)",
   "league.sheet.jacks": "Extra jacks on the last card", "league.sheet.go": "Record the round",
   "league.sheet.few": "A round needs two members: send the invitation link first.",
+  "league.correct": "Correct", "league.correct.of": "Correct round {n}", "league.corrects": "corrects round {n}",
+  "league.sheet.correct.help": "The new entry replaces round {n} once it counts; until then round {n} stands as it is.",
+  "league.sheet.correct.go": "Record the correction", "league.sheet.correct.cancel": "Cancel the correction",
+  "league.sheet.corrected": "Correction recorded.",
   "league.sheet.recorded": "Recorded: ", "league.sheet.won": "won", "league.sheet.points": "{n} points", "league.season.rounds": "rounds: {n}",
 };
 
@@ -239,6 +243,10 @@ const de = {
   "league.sheet.points.of": "{name}: Punkte auf der Hand (0 bis {n})", "league.sheet.cards.of": "{name}: Karten übrig (freiwillig, z. B. QH JS)",
   "league.sheet.jacks": "Zusätzliche Buben auf der letzten Karte", "league.sheet.go": "Runde aufschreiben",
   "league.sheet.few": "Eine Runde braucht zwei Mitglieder: schick zuerst den Einladungslink.",
+  "league.correct": "Korrigieren", "league.correct.of": "Runde {n} korrigieren", "league.corrects": "korrigiert Runde {n}",
+  "league.sheet.correct.help": "Der neue Eintrag ersetzt Runde {n}, sobald er zählt; bis dahin bleibt Runde {n}, wie sie ist.",
+  "league.sheet.correct.go": "Korrektur aufschreiben", "league.sheet.correct.cancel": "Korrektur abbrechen",
+  "league.sheet.corrected": "Korrektur aufgeschrieben.",
   "league.sheet.recorded": "Aufgeschrieben: ", "league.sheet.won": "gewonnen", "league.sheet.points": "{n} Punkte", "league.season.rounds": "Runden: {n}",
 };
 
@@ -358,6 +366,10 @@ const fr = {
   "league.sheet.points.of": "{name} : points en main (0 à {n})", "league.sheet.cards.of": "{name} : cartes restantes (facultatif, p. ex. QH JS)",
   "league.sheet.jacks": "Valets en plus sur la dernière carte", "league.sheet.go": "Noter la manche",
   "league.sheet.few": "Une manche demande deux membres : envoie d’abord le lien d’invitation.",
+  "league.correct": "Corriger", "league.correct.of": "Corriger la manche {n}", "league.corrects": "corrige la manche {n}",
+  "league.sheet.correct.help": "La nouvelle entrée remplace la manche {n} dès qu’elle compte ; d’ici là, la manche {n} reste telle quelle.",
+  "league.sheet.correct.go": "Noter la correction", "league.sheet.correct.cancel": "Annuler la correction",
+  "league.sheet.corrected": "Correction notée.",
   "league.sheet.recorded": "Notée : ", "league.sheet.won": "gagné", "league.sheet.points": "{n} points", "league.season.rounds": "manches : {n}",
 };
 

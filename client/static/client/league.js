@@ -1,19 +1,23 @@
 // Leagues: the list (the caller's and the public ones), creating one, a league's page with its
 // invitation link, seasons, standings, the race to the limit as an SVG chart, its rounds and the
-// scoresheet, on which a scorekeeper records a round played with real cards at the pub.
+// scoresheet, on which a scorekeeper records a round played with real cards at the pub (or corrects a
+// recorded one with a new entry that names it). The sheet is read again when an answer, a notice or the
+// tab coming back may have changed it, and while a round the caller is in waits for its confirmation.
 //
 // Reads: GET leagues (?mine=true), POST leagues, GET leagues/{id}, POST leagues/{id}/join,
 // GET leagues/{id}/standings, GET leagues/{id}/seasons (/{n}/standings), POST leagues/{id}/seasons,
-// GET leagues/{id}/race, GET leagues/{id}/rounds, POST leagues/{id}/rounds (/{rid}/confirm, /dispute),
+// GET leagues/{id}/race, GET leagues/{id}/rounds, POST leagues/{id}/rounds (with `corrects` too; /{rid}/confirm, /dispute),
 // GET leagues/{id}/members, PATCH leagues/{id}/members/{player_id}.
 
 import { api, get, post } from "./api.js";
 import { t } from "./i18n.js";
+import { onResync } from "./resync.js";
 import { attempt, field, fill, h, section, toast } from "./ui.js";
 
 const RULES = ["classic", "tavern", "house"];
 const COLOURS = ["#0b5d1e", "#b00020", "#1a56db", "#8a4b00", "#6a1b9a", "#00796b", "#c2185b", "#37474f"];
 const SVG = "http://www.w3.org/2000/svg";
+const WATCH_MS = 5000;  // how often a sheet with a round the caller waits for is read again
 
 function leagueLine(league) {
   return h("li", { class: "row" },
@@ -138,50 +142,74 @@ export function raceChart(data, limit) {
   return h("figure", { class: "race-figure" }, svg, h("figcaption", {}, legend));
 }
 
+// Whether a scorekeeper may correct this round: a recorded one that still stands (the server's rule).
+function correctable(round) {
+  return round.source === "recorded" && (round.status === "pending" || round.status === "counted");
+}
+
 // One round of the sheet: played or recorded, its status, who won, each player's points; Confirm and
-// Dispute for the players of a pending round (the recorder does not confirm their own entry).
-function roundRow(round, index, { me, act }) {
+// Dispute for the players of a pending round (the recorder does not confirm their own entry); Correct
+// for a scorekeeper on a recorded round that still stands.
+function roundRow(round, index, { me, act, correct, numbers }) {
   const lines = round.players || [];
   const winner = lines.find((line) => line.won);
   const mine = me && lines.some((line) => line.player.id === me.id);
   const pending = round.status === "pending";
   const recorder = me && round.recorded_by && round.recorded_by.id === me.id;
   const badge = round.status === "counted" ? "badge" : (round.status === "pending" ? "badge warn" : "badge muted");
-  return h("li", { class: "row round", "data-round": round.id, "data-status": round.status },
+  const corrects = round.corrects ? numbers.get(round.corrects) : null;
+  return h("li", { class: "row round", id: `round-${round.id}`, tabindex: -1, "data-round": round.id, "data-status": round.status },
     h("span", { class: "grow" }, h("strong", {}, t("history.round", { n: index + 1 })),
       ` · ${t(`league.source.${round.source}`)}`, h("span", { class: badge }, t(`league.status.${round.status}`)),
+      corrects ? h("span", { class: "muted" }, ` · ${t("league.corrects", { n: corrects })}`) : null,
       h("span", { class: "detail" }, winner ? t("game.winner", { name: winner.player.name }) : "",
         round.multiplier > 1 ? ` · ×${round.multiplier}` : "",
         h("span", { class: "muted" }, ` · ${lines.map((line) => `${line.player.name} ${line.points}`).join(", ")}`))),
     pending && mine && !recorder ? h("button", { type: "button", class: "primary", onclick: () => act(round, "confirm") }, t("league.confirm")) : null,
     pending && mine ? h("button", { type: "button", onclick: () => act(round, "dispute") }, t("league.dispute")) : null,
+    correct && correctable(round) ? h("button", { type: "button", id: `correct-${round.id}`, "data-correct": round.id,
+      "aria-label": t("league.correct.of", { n: index + 1 }), onclick: () => correct(round, index + 1) }, t("league.correct")) : null,
     round.game ? h("a", { class: "button", href: `#/replay/${round.game}` }, t("replay.open")) : null);
 }
 
 // The computed sheet the server answered: each player's points, the multiplier, the status.
-function sheetAnswer(round) {
-  return h("div", { class: "sheet-answer", id: "sheet-answer", role: "status" },
-    h("p", {}, h("strong", {}, t("league.sheet.recorded")), h("span", { class: round.status === "counted" ? "badge" : "badge warn" },
-      t(`league.status.${round.status}`)), round.multiplier > 1 ? ` · ${t("game.multiplier", { n: round.multiplier })}` : ""),
+function sheetAnswer(round, numbers) {
+  const corrects = round.corrects ? numbers.get(round.corrects) : null;
+  const badge = round.status === "counted" ? "badge" : (round.status === "pending" ? "badge warn" : "badge muted");
+  return h("div", { class: "sheet-answer", id: "sheet-answer", role: "status", tabindex: -1, "data-round": round.id,
+    "data-status": round.status },
+    h("p", {}, h("strong", {}, t("league.sheet.recorded")), h("span", { class: badge }, t(`league.status.${round.status}`)),
+      corrects ? ` · ${t("league.corrects", { n: corrects })}` : "",
+      round.multiplier > 1 ? ` · ${t("game.multiplier", { n: round.multiplier })}` : ""),
     h("ul", { class: "list" }, (round.players || []).map((line) => h("li", { class: "row" },
       h("span", { class: "grow" }, line.player.name, line.won ? h("span", { class: "badge" }, t("league.sheet.won")) : null),
       h("strong", {}, t("league.sheet.points", { n: line.points }))))));
 }
 
 // The scoresheet: seats from the members in seat order, the winner, each other hand's points (or
-// its cards) and the extra jacks; POST leagues/{id}/rounds.
-function sheetForm(league, members, onRecorded) {
-  const seats = Math.min(members.length, (league.options && league.options.players ? league.options.players[1] : 6));
+// its cards) and the extra jacks; POST leagues/{id}/rounds. Correcting (`fix`: the round and its number
+// on the sheet), it starts from that entry's seats, winner, hands' points and jacks and names it in
+// `corrects`.
+function sheetForm(league, members, onRecorded, fix = null) {
+  const seated = fix ? [...(fix.round.players || [])].sort((a, b) => a.seat - b.seat) : [];
+  const seats = Math.max(seated.length,
+    Math.min(members.length, (league.options && league.options.players ? league.options.players[1] : 6)));
   const most = handMax(league);
   const lines = h("div", { class: "sheet-lines" });
   const pickers = [];
   const choose = (seat) => h("select", { name: `seat-${seat}`, id: `sheet-seat-${seat}`, onchange: redraw },
     h("option", { value: "" }, t("league.sheet.nobody")),
-    members.map((line, at) => h("option", { value: line.player.id, selected: at === seat && seat < 2 }, line.player.name)));
+    members.map((line, at) => h("option", { value: line.player.id,
+      selected: fix ? Boolean(seated[seat]) && seated[seat].player.id === line.player.id : at === seat && seat < 2 }, line.player.name)));
   for (let seat = 0; seat < seats; seat += 1) pickers.push(choose(seat));
-  const jacks = h("input", { type: "number", name: "extra_jacks", id: "sheet-jacks", min: 0, max: 3, step: 1, value: 0, inputmode: "numeric" });
+  const extra = fix && league.scoring === "points" ? Math.max(0, Math.min(3, (fix.round.multiplier || 1) - 1)) : 0;
+  const jacks = h("input", { type: "number", name: "extra_jacks", id: "sheet-jacks", min: 0, max: 3, step: 1, value: extra, inputmode: "numeric" });
   const state = new Map();  // player id -> {points, cards}, kept while seats change
-  let winner = null;
+  for (const line of seated) {
+    if (!line.won) state.set(line.player.id, { points: String(line.raw_points ?? line.points ?? ""), cards: "" });
+  }
+  const won = seated.find((line) => line.won);
+  let winner = fix ? (fix.round.winner ?? (won ? won.player.id : null)) : null;
 
   function chosen() {
     const ids = pickers.map((select) => Number(select.value)).filter(Boolean);
@@ -216,15 +244,24 @@ function sheetForm(league, members, onRecorded) {
         if (cards) return { player: player.id, cards };
         return { player: player.id, points: kept.points === "" ? null : Number(kept.points) };
       }).map((line) => (line.points === null ? { player: line.player } : line));
-      const round = await post(`leagues/${league.id}/rounds`, { players, winner, extra_jacks: Number(jacks.value || 0) });
+      const body = { players, winner, extra_jacks: Number(jacks.value || 0) };
+      if (fix) body.corrects = fix.round.id;
+      let round;
+      try {
+        round = await post(`leagues/${league.id}/rounds`, body);
+      } catch (exc) {
+        if (fix && exc.code === "correction_stale") fix.stale();  // the sheet changed meanwhile: read it again
+        throw exc;
+      }
       onRecorded(round);
     });
-  } },
+  }, "data-corrects": fix ? fix.round.id : null },
   h("fieldset", { class: "sheet-seats" }, h("legend", {}, t("league.sheet.seats")),
     h("div", { class: "seat-pickers" }, pickers.map((select, seat) => field(t("league.sheet.seat", { n: seat + 1 }), select)))),
   lines,
   league.scoring === "points" ? field(t("league.sheet.jacks"), jacks) : null,
-  h("button", { class: "primary" }, t("league.sheet.go")));
+  h("div", { class: "actions" }, h("button", { class: "primary" }, t(fix ? "league.sheet.correct.go" : "league.sheet.go")),
+    fix ? h("button", { type: "button", id: "sheet-cancel", onclick: fix.cancel }, t("league.sheet.correct.cancel")) : null));
   redraw();
   return form;
 }
@@ -249,10 +286,16 @@ function memberList(league, members, { me, setRole }) {
       t(line.role === "scorekeeper" ? "league.role.unmake" : "league.role.make", { name: line.player.name })) : null)));
 }
 
-export function leagueScreen(id, rest, { scoreTable, me = () => null }) {
+export function leagueScreen(id, rest, { scoreTable, me = () => null, onNotice = () => () => {} }) {
   let alive = true;
   let showing = null;  // the season shown; null: the current one
-  let answer = null;   // the sheet the server answered for the last round recorded here
+  let answer = null;   // the sheet the server answered for the last round recorded here, as last read
+  let correcting = null;  // {round, n}: the recorded round the sheet corrects; null: it records a new one
+  let form = null;     // the sheet's form, kept across renders (what is typed in it stays) ...
+  let formKey = "";    // ... while it is for the same entry and members
+  let shown = null;    // what the last render showed, to render again without a read
+  let seen = null;     // the shown season's rounds and their statuses, as last read
+  let focusNext = null;  // the id of the element that takes the focus after the next render
   const main = document.getElementById("main");
   const box = h("div", { class: "league" }, h("p", { class: "muted" }, "…"));
   fill(main, box);
@@ -267,22 +310,65 @@ export function leagueScreen(id, rest, { scoreTable, me = () => null }) {
       race(id, season), rounds(id, season), get(`leagues/${id}/seasons`),
       member ? get(`leagues/${id}/members`) : Promise.resolve({ results: [] })]);
     if (!alive) return;
+    if (answer) answer = played.find((round) => round.id === answer.id) || (answer.season === league.season ? answer : null);
+    if (correcting) {
+      const still = current && played.find((round) => round.id === correcting.round.id);
+      if (!still || !correctable(still)) { correcting = null; form = null; }
+    }
+    seen = { season, key: sheetKey(played) };
     render(league, { season, current, standings, running, played, seasons: seasons.results || [], members: members.results || [] });
   }
   const reload = () => attempt(load);
+  const sheetKey = (played) => played.map((round) => `${round.id}:${round.status}`).join(",");
+
+  // One read of the shown season's rounds; the whole page only when one of them came, went or changed.
+  let checking = false;
+  async function check() {
+    if (!alive || !seen || checking) return;
+    checking = true;
+    try {
+      if (sheetKey(await rounds(id, seen.season)) !== seen.key) await load();
+    } finally { checking = false; }
+  }
+  // Waiting: a pending round of the current season that the caller recorded or plays in.
+  function awaited() {
+    const player = me();
+    if (!shown || !shown[1].current || !player) return false;
+    return shown[1].played.some((round) => round.status === "pending" && ((round.recorded_by && round.recorded_by.id === player.id)
+      || (round.players || []).some((line) => line.player.id === player.id)));
+  }
+  const watch = setInterval(() => {
+    if (document.visibilityState === "visible" && awaited()) check().catch(() => {});
+  }, WATCH_MS);
+  const stopNotice = onNotice((kind) => { if (kind === "league_over") reload(); else check().catch(() => {}); });
+  const stopResync = onResync((online) => { if (online) check().catch(() => {}); });
 
   function render(league, { season, current, standings, running, played, seasons, members }) {
+    shown = [league, { season, current, standings, running, played, seasons, members }];
+    const again = () => render(...shown);
+    const focused = document.activeElement && document.activeElement.id;
     const player = me();
     const limit = league.league_limit || running.limit || null;
     const rows = (standings.standings || []).map((row, index) => ({ ...row, position: row.position ?? index + 1 }));
     const link = `${location.origin}${location.pathname}#/league/${id}${league.invite_code ? `/join/${league.invite_code}` : ""}`;
     const keeper = league.your_role === "owner" || league.your_role === "scorekeeper";
     const waiting = league.status === "finished";
+    const numbers = new Map(played.map((round, index) => [round.id, index + 1]));
     const act = (round, what) => attempt(async () => {
-      await post(`leagues/${id}/rounds/${round.id}/${what}`);
+      const answered = await post(`leagues/${id}/rounds/${round.id}/${what}`);
+      if (answer && answered && answered.id === answer.id) answer = answered;
       toast(t(what === "confirm" ? "league.confirmed" : "league.disputed"));
+      focusNext = `round-${round.id}`;
       await load();
     });
+    const mayCorrect = keeper && current && !waiting && members.length >= 2;
+    const correct = (round, n) => {
+      correcting = { round, n, stale: reload,
+        cancel: () => { correcting = null; form = null; focusNext = `correct-${round.id}`; again(); } };
+      form = null;
+      focusNext = "sheet-title";
+      again();
+    };
     const startTable = h("button", { type: "button", class: "primary", id: "league-table", onclick: () => attempt(async () => {
       const table = await post("tables", { rules: league.rules, league: Number(id), options: { turn_seconds: 0 } });
       location.hash = `#/table/${table.id}`;
@@ -294,13 +380,30 @@ export function leagueScreen(id, rest, { scoreTable, me = () => null }) {
         toast(t("league.season.started", { n: started.number }));
         await load();
       }) }, t(waiting ? "league.season.next" : "league.season.close", { n: league.season + 1 })) : null;
-    const roundRows = played.map((round, index) => roundRow(round, index, { me: player, act }));
-    const sheet = keeper && current && !waiting ? section(t("league.sheet"),
-      h("p", { class: "muted" }, t(league.scorekeeper_alone ? "league.sheet.help.alone" : "league.sheet.help")),
-      answer ? sheetAnswer(answer) : null,
-      members.length >= 2 ? sheetForm(league, members, (round) => { answer = round; reload(); })
-        : h("p", { class: "muted" }, t("league.sheet.few"))) : null;
-    if (sheet) sheet.classList.add("sheet-panel");
+    const roundRows = played.map((round, index) => roundRow(round, index, { me: player, act, correct: mayCorrect ? correct : null, numbers }));
+    const key = `${correcting ? correcting.round.id : "new"}:${members.map((line) => line.player.id).join(",")}`;
+    if (keeper && current && !waiting && members.length >= 2 && (!form || formKey !== key)) {
+      formKey = key;
+      form = sheetForm(league, members, (round) => {
+        if (correcting) toast(t("league.sheet.corrected"));
+        answer = round;
+        correcting = null;
+        form = null;
+        focusNext = "sheet-answer";
+        reload();
+      }, correcting);
+    }
+    const sheet = keeper && current && !waiting ? section(correcting ? t("league.correct.of", { n: correcting.n }) : t("league.sheet"),
+      h("p", { class: "muted" }, correcting ? t("league.sheet.correct.help", { n: correcting.n })
+        : t(league.scorekeeper_alone ? "league.sheet.help.alone" : "league.sheet.help")),
+      answer && !correcting ? sheetAnswer(answer, numbers) : null,
+      members.length >= 2 ? form : h("p", { class: "muted" }, t("league.sheet.few"))) : null;
+    if (sheet) {
+      sheet.classList.add("sheet-panel");
+      const title = sheet.querySelector("h2");
+      title.id = "sheet-title";
+      title.tabIndex = -1;
+    }
     fill(box, h("h1", {}, t("league.title", { name: league.name })),
       h("p", { class: "muted", id: "league-facts" }, `${t(`rules.${league.rules}`)}${limit ? ` · ${t("league.race.limit", { n: limit })}` : ""}`,
         ` · ${t("league.season", { n: league.season })}`, ` · ${t(`league.visibility.${league.visibility}`)}`,
@@ -334,11 +437,19 @@ export function leagueScreen(id, rest, { scoreTable, me = () => null }) {
           toast(t("league.role.saved", { name: line.player.name, role: t(`league.role.${role}`) }));
           await load();
         }) })) : null));
+    // The element asked for, or the one that had the focus before this render (its node may be new).
+    const target = document.getElementById(focusNext || "") || (document.activeElement === document.body && focused
+      ? document.getElementById(focused) : null);
+    focusNext = null;
+    if (target) {
+      target.focus({ preventScroll: true });
+      if (target.getBoundingClientRect().top < 0 || target.getBoundingClientRect().bottom > innerHeight) target.scrollIntoView({ block: "center" });
+    }
   }
 
   attempt(async () => {
     if (rest[0] === "join" && rest[1]) await attempt(() => post(`leagues/${id}/join`, { code: rest[1] }));
     await load();
   });
-  return () => { alive = false; };
+  return () => { alive = false; clearInterval(watch); stopNotice(); stopResync(); };
 }
