@@ -62,6 +62,15 @@ NOTIFICATION_DATA: dict[str, dict[str, Any]] = {
                                                                              "format": "date-time"},
                       "seconds_left": _ID},
     "league_over": {"league": _ID, "name": {"type": "string"}, "loser": _NULLABLE_ID},
+    "season_over": {
+        "league": _ID, "name": {"type": "string"}, "season": _ID, "loser": _NULLABLE_ID,
+        "winners": {"type": "array", "items": _ref("PlayerBrief")},
+        "podium": {"type": "array", "maxItems": 3, "items": {
+            "type": "object", "properties": {"player": _ref("PlayerBrief"), "position": _ID,
+                                             "points": {"type": "integer"}, "wins": _ID},
+            "required": ["player", "position", "points", "wins"]}},
+        "players": _ID, "position": _NULLABLE_ID, "points": {"type": ["integer", "null"]},
+        "next_season": _NULLABLE_ID},
     "player_joined": {"table": _ID, "position": _ID, "player": _ref("PlayerBrief")},
     "game_started": {"table": _ID, "game": _ID, "seek": _NULLABLE_ID, "challenge": _NULLABLE_ID},
     **{kind: {"challenge": _ID, "from": _ID, "rules": _ref("Rules")}

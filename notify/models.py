@@ -11,7 +11,8 @@ import datetime as dt
 from django.db import models
 
 #: The notification kinds that may leave the service (the ones /me/stream sends that matter away from the board).
-KINDS = ["your_turn", "deadline_soon", "challenge_received", "game_started", "round_over", "league_over"]
+KINDS = ["your_turn", "deadline_soon", "challenge_received", "game_started", "round_over", "league_over",
+         "season_over"]
 CHANNELS = ["web_push", "fcm", "apns", "email"]
 #: What became of a delivery. ``pending``/``retrying``: to be sent; ``sent``; ``failed`` (gave up or
 #: refused); ``gone`` (the push service said 404/410: the subscription is deleted); the rest were not

@@ -15,6 +15,8 @@ from notify import channels
 
 def game_url(notification: Any) -> str:
     base = settings.MAUMAU_PUBLIC_URL
+    if notification.kind == "season_over" and (notification.data or {}).get("league"):
+        return f"{base}/#/league/{notification.data['league']}"
     if notification.game_id:
         return f"{base}/#/game/{notification.game_id}"
     if notification.table_id:
@@ -39,7 +41,23 @@ def title_and_body(notification: Any, language: str) -> tuple[str, str]:
             return _("Your round starts"), _("%(where)s: the round has started.") % {"where": where}
         if notification.kind == "round_over":
             return _("Round over"), _("%(where)s: the round is over.") % {"where": where}
+        if notification.kind == "season_over":
+            return _("Season over"), _season_over_body(data)
         return _("League over"), _("The league %(name)s is over.") % {"name": data.get("name") or ""}
+
+
+def _season_over_body(data: dict[str, Any]) -> str:
+    """Which season ended, who won it and what comes next (in the language already chosen)."""
+    parts = [_("Season %(season)s of the league %(name)s is over.") % {"season": data.get("season"),
+                                                                      "name": data.get("name") or ""}]
+    winners = ", ".join(str(w.get("name") or "") for w in data.get("winners") or [])
+    if winners:
+        parts.append(_("Won by %(winners)s.") % {"winners": winners})
+    if data.get("next_season"):
+        parts.append(_("Season %(season)s has begun.") % {"season": data["next_season"]})
+    else:
+        parts.append(_("The owner starts the next one."))
+    return " ".join(parts)
 
 
 def payload(notification: Any, language: str) -> dict[str, Any]:
@@ -59,4 +77,7 @@ def payload(notification: Any, language: str) -> dict[str, Any]:
 def topic(notification: Any) -> str:
     """One per game and kind (RFC 8030 Topic: at most 32 base64url characters): a newer message
     replaces an older one."""
-    return f"{notification.kind.replace('_', '')}-{notification.game_id or notification.table_id or 0}"[:32]
+    where = notification.game_id or notification.table_id or 0
+    if notification.kind == "season_over":  # one per league: a season's end replaces the one before
+        where = (notification.data or {}).get("league") or 0
+    return f"{notification.kind.replace('_', '')}-{where}"[:32]

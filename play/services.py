@@ -793,7 +793,8 @@ def _bot_apply(locked: LockedRound, game_seat: int, choice: dict[str, Any]) -> b
 def _round_save(locked: LockedRound) -> None:
     """Write the appended ledger rows, the game row (settled by :func:`_game_fields_settle`) and what
     follows from them: the notifications the streams app builds and the wake-ups, and when the round
-    ended the table set open and the round's result, lines and rating moves the scoring app counts.
+    ended the table set open and the round's result, lines and rating moves the scoring app counts
+    (with the season_over of a season it ended).
     One statement (``play.writes``), two when the round ended: the round is counted after the ledger
     rows are written (the ratings lock counts who played them), and the notifications tell it. Then
     what follows on commit: webhook deliveries, reminders, clock tasks."""
@@ -809,6 +810,8 @@ def _round_save(locked: LockedRound) -> None:
                 game=game, seat_players={index: seat.player_id for index, seat in enumerate(locked.seats)},
                 bots={seat.player_id for seat in locked.seats if seat.player.is_bot})
     pending.notifications = stream_services.move_notifications(game=game, seats=locked.seats, moves=locked.appended)
+    if pending.round_count is not None:  # a season the round ended is told with it
+        pending.notifications += pending.round_count.season_over
     pending.wake = channels.published_on_commit(
         channels.game_topic(game.pk), *sorted({channels.player_topic(n.player_id) for n in pending.notifications}))
     writes.move_write(pending)

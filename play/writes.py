@@ -32,6 +32,8 @@ from scoring import services as scoring_services
 from scoring.models import PlayerResult, Rating, RatingPoint, RoundResult
 from scoring.ratings import RatingMoves
 from scoring.services import RoundCount
+from streams import channels
+from streams import services as stream_services
 from streams.channels import PG_CHANNEL
 from streams.models import Notification
 
@@ -128,11 +130,16 @@ def move_write(writes: MoveWrites) -> None:
 def round_recorded(*, game: Game, seat_players: dict[int, int] | None = None,
                    bots: set[int] | None = None) -> RoundResult:
     """Count and write a finished round outside a move (a round's end without its last move: the
-    scoring tests, ``bench.scoring``); the round's row when it was recorded already."""
+    scoring tests, ``bench.scoring``), with the season_over of a season it ended; the round's row when
+    it was recorded already."""
     count = scoring_services.round_counted(game=game, seat_players=seat_players, bots=bots)
     if count is None:
         return RoundResult.objects.get(game_id=game.pk)
-    move_write(MoveWrites(round_count=count))
+    told = count.season_over
+    move_write(MoveWrites(round_count=count, notifications=told,
+                          wake=channels.published_on_commit(*sorted({channels.player_topic(n.player_id)
+                                                                     for n in told}))))
+    stream_services.notifications_dispatch(told)
     return count.result
 
 

@@ -6,7 +6,8 @@ the race chart (`RaceStep`) and moves the season's `Standing` rows. The caller h
 
 - A season with a limit ends when a player reaches it (`limit_loser` names them: they lost the season);
   a season without one ends when the owner closes it (`season_next`). Either way the rounds of the
-  season still pending on the sheet become `void`.
+  season still pending on the sheet become `void`, and every member of the league and every person of the
+  season is told (`season_over`) in the transaction that ended it.
 - The next season starts at once when the league says ``next_season: auto``; otherwise the league is
   `finished` (it takes no rounds) until the owner starts it.
 - Order of the round results, for the replay: a round's own row at its id; a `SheetMark` (confirmation,
@@ -19,12 +20,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db.models import F, Max
+from django.db.models import F, Max, Q
 from django.db.models.functions import Greatest
 from django.utils import timezone
 
-from games.models import League, Player
+from games.models import League, LeagueMember, Player
+from scoring import selectors
 from scoring.models import LeagueResignation, PlayerResult, RaceStep, RoundResult, Season, SheetMark, Standing
+from streams import services as stream_services
+from streams.models import Notification
 
 #: Standing totals that the replay rebuilds, in one place.
 TOTALS = ("rounds", "wins", "points", "multiplier_bonus", "biggest_round", "resigned")
@@ -67,12 +71,21 @@ def _players_named(season: Season, player_ids: Iterable[int]) -> bool:
     return True
 
 
+@dataclass
+class Step:
+    """A counted step: its race row, unsaved (its round may be unsaved too: a played round's end writes
+    both, ``play.writes``), and the season_over notifications of the season it ended, unsaved (none
+    when it did not), for the caller to write in the same transaction."""
+
+    race_step: RaceStep
+    season_over: list[Notification] = field(default_factory=list)
+
+
 def step_count(*, league: League, round_result: RoundResult, lines: list[PlayerResult],
-               removed: list[PlayerResult] | None = None) -> RaceStep:
+               removed: list[PlayerResult] | None = None) -> Step:
     """Count one step of the current season: add `lines` (a round, or a correction) and take out `removed`
     (the lines of the round a correction replaces, when it had counted). Ends the season when a player of
-    the step reached the limit. The caller holds the league row lock. Returns the step's race row, unsaved
-    (its round may be unsaved too: a played round's end writes both, ``play.writes``)."""
+    the step reached the limit. The caller holds the league row lock."""
     season = season_of(league)
     number = season.number
     Standing.objects.bulk_create(
@@ -110,23 +123,43 @@ def step_count(*, league: League, round_result: RoundResult, lines: list[PlayerR
     season.save(update_fields=["steps", "players"])
     loser = limit_loser(league.league_limit,
                         [(totals[line.player_id], line.points, line.rank, line.seat, line.player_id) for line in lines])
-    if loser is not None:
-        season_end(league=league, season=season, loser_id=loser, at=lines[0].finished_at)
-    return step
+    if loser is None:
+        return Step(step)
+    return Step(step, season_end(league=league, season=season, loser_id=loser, at=lines[0].finished_at,
+                                 table_id=round_result.table_id))
 
 
-def season_end(*, league: League, season: Season, loser_id: int | None, at: Any) -> None:
+def season_end(*, league: League, season: Season, loser_id: int | None, at: Any, start_next: bool = False,
+               table_id: int | None = None) -> list[Notification]:
     """End the current season (its loser, or None when the owner closed it); start the next one at once
-    when the league says so, else the league is finished until its owner starts it."""
+    when the league says so (or the owner who closes it, `start_next`), else the league is finished until
+    its owner starts it. Returns the season_over notifications, unsaved, for the caller to write in its
+    transaction (`table_id`: the table whose round ended it)."""
     season.status, season.loser_id, season.finished_at = "finished", loser_id, at
     season.save(update_fields=["status", "loser", "finished_at"])
     RoundResult.objects.filter(league=league, season=season.number, status=RoundResult.PENDING).update(
         status=RoundResult.VOID)
-    if league.next_season == "auto":
-        season_start(league=league, at=at)
-        return
-    league.status, league.loser_id, league.finished_at = League.STATUS_FINISHED, loser_id, at
-    league.save(update_fields=["status", "loser", "finished_at"])
+    if league.next_season == "auto" or start_next:
+        next_season: int | None = season_start(league=league, at=at).number
+    else:
+        next_season = None
+        league.status, league.loser_id, league.finished_at = League.STATUS_FINISHED, loser_id, at
+        league.save(update_fields=["status", "loser", "finished_at"])
+    return season_over(league=league, season=season.number, loser_id=loser_id, next_season=next_season,
+                       table_id=table_id)
+
+
+def season_over(*, league: League, season: int, loser_id: int | None, next_season: int | None,
+                table_id: int | None) -> list[Notification]:
+    """The season_over of an ended season, unsaved: to every active member of the league and every person
+    with a standing in that season, with the season's final table as the standings show it."""
+    standings = selectors.league_standings(league=league, season=season)
+    members = LeagueMember.objects.filter(league=league, left_at__isnull=True).values("player_id")
+    in_season = Standing.objects.filter(league=league, season=season).values("player_id")
+    recipients = (Player.objects.filter(Q(pk__in=members) | Q(pk__in=in_season), user__isnull=False)
+                  .order_by("pk").values_list("pk", flat=True))
+    return stream_services.season_over(league=league, season=season, loser_id=loser_id, standings=standings,
+                                       recipients=recipients, next_season=next_season, table_id=table_id)
 
 
 def season_start(*, league: League, at: Any) -> Season:

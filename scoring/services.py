@@ -19,7 +19,7 @@ A use case that is its own transaction is ``database_retry.written_once_more`` (
 from __future__ import annotations
 
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.db import transaction
@@ -34,6 +34,7 @@ from maumau.errors import DomainError, NotFoundError, PermissionDeniedError
 from scoring import ratings, seasons
 from scoring.models import LeagueResignation, PlayerResult, RaceStep, RoundResult, Season, Standing
 from streams import services as stream_services
+from streams.models import Notification
 
 
 @database_retry.written_once_more
@@ -72,12 +73,14 @@ class RoundCount:
     the result row, its lines (one per seat; their ``round`` is the unsaved result) and the rating
     moves (None for a round not rated; they name the result the same way). The league's standings
     have moved already: they are scoring's own write (see :func:`round_counted`); the season's race step
-    they made (`race_step`, None outside a counted league round) names the result the same way."""
+    they made (`race_step`, None outside a counted league round) names the result the same way, and
+    the season_over notifications of a season the round ended (`season_over`) go with the move's."""
 
     result: RoundResult
     lines: list[PlayerResult]
     rating_moves: ratings.RatingMoves | None = None
     race_step: RaceStep | None = None
+    season_over: list[Notification] = field(default_factory=list)
 
 
 @transaction.atomic(savepoint=False)
@@ -147,12 +150,13 @@ def round_counted(*, game: Any, seat_players: dict[int, int] | None = None, bots
     )
     lines = player_results(round_result=round_result, result=result, seat_players=seat_players,
                            table_id=table.pk, league=league, rules=rules_name, finished_at=finished_at)
-    race_step = None
+    step = None
     if league is not None and counted:
-        race_step = seasons.step_count(league=league, round_result=round_result, lines=lines)
+        step = seasons.step_count(league=league, round_result=round_result, lines=lines)
     rating_moves = ratings.round_rate(round_result=round_result, lines=lines, ratings=locked_ratings) \
         if locked_ratings else None
-    return RoundCount(result=round_result, lines=lines, rating_moves=rating_moves, race_step=race_step)
+    return RoundCount(result=round_result, lines=lines, rating_moves=rating_moves,
+                      race_step=step.race_step if step else None, season_over=step.season_over if step else [])
 
 
 def player_results(*, round_result: RoundResult, result: dict[str, Any], seat_players: dict[int, int],
@@ -219,7 +223,8 @@ def league_resign(*, league_id: int, player: Any) -> League:
                                      after_round_id=seasons.last_round_id(league), resigned_at=now)
     Standing.objects.filter(pk=standing.pk).update(resigned=True, updated_at=now)
     if league.league_limit:
-        seasons.season_end(league=league, season=seasons.season_of(league), loser_id=player.pk, at=now)
+        stream_services.notifications_create(
+            seasons.season_end(league=league, season=seasons.season_of(league), loser_id=player.pk, at=now))
         transaction.on_commit(lambda: stream_services.league_over(league_id=league.pk), robust=True)
     return league
 

@@ -28,6 +28,7 @@ from maumau import database_retry
 from maumau.errors import ConflictError, DomainError, NotFoundError, PermissionDeniedError
 from scoring import members, seasons
 from scoring.models import PlayerResult, RoundResult, Season, SheetMark
+from streams import services as stream_services
 
 #: A hand typed in at most: the largest deck (french52 and 8 jokers).
 HAND_MAX = 60
@@ -186,8 +187,10 @@ def _confirmed(league: League, recorded: RoundResult, player: Player) -> None:
                              after_round_id=seasons.last_round_id(league), at=timezone.now())
     recorded.status, recorded.counted = RoundResult.COUNTED, True
     recorded.save(update_fields=["status", "counted"])
-    seasons.step_count(league=league, round_result=recorded, lines=list(recorded.players.all()),
-                       removed=removed).save()
+    step = seasons.step_count(league=league, round_result=recorded, lines=list(recorded.players.all()),
+                              removed=removed)
+    step.race_step.save()
+    stream_services.notifications_create(step.season_over)
 
 
 def _player_of_round(recorded: RoundResult, player: Player) -> bool:
@@ -246,8 +249,8 @@ def season_next(*, league_id: int, player: Player) -> Season:
                                 details={"season": current.number})
     SheetMark.objects.create(league=league, kind="season", player=player,
                              after_round_id=seasons.last_round_id(league), at=now)
-    if league.status == League.STATUS_ACTIVE:
-        seasons.season_end(league=league, season=current, loser_id=None, at=now)
-    if league.status == League.STATUS_FINISHED:
+    if league.status == League.STATUS_FINISHED:  # ended at the limit: its season_over was told then
         return seasons.season_start(league=league, at=now)
+    stream_services.notifications_create(
+        seasons.season_end(league=league, season=current, loser_id=None, at=now, start_next=True))
     return Season.objects.get(league=league, number=league.season)

@@ -11,7 +11,7 @@ import secrets
 
 from django.db import models
 
-KINDS = ["your_turn", "round_started", "round_over", "deadline_soon", "league_over", "player_joined",
+KINDS = ["your_turn", "round_started", "round_over", "deadline_soon", "league_over", "season_over", "player_joined",
          # the lobby's (lobby.services): a seek or challenge seated you; a challenge to you and its answers
          "game_started", "challenge_received", "challenge_accepted", "challenge_declined", "challenge_cancelled",
          "challenge_expired"]

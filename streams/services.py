@@ -3,9 +3,10 @@
 A move's notifications (``your_turn``, ``round_over``, ``league_over``) are built here by
 :func:`move_notifications` from the round as ``play.services.move_submit`` holds it in memory (game,
 seats with players, the appended ledger rows), and returned unsaved: the move pipeline writes them in
-the move's own statement, so they cost no re-read, and commit or roll back with the move. What has
-effects outside the database waits for the commit: webhook deliveries' tasks and turn reminders
-(:func:`notifications_dispatch`, through ``streams.tasks``) and the wake-ups
+the move's own statement, so they cost no re-read, and commit or roll back with the move; so are those
+of a season the round ended (``season_over``, :func:`season_over`, from the final table scoring hands
+over). What has effects outside the database waits for the commit: webhook deliveries' tasks and turn
+reminders (:func:`notifications_dispatch`, through ``streams.tasks``) and the wake-ups
 (``channels.published_on_commit``; on PostgreSQL ``pg_notify`` runs in the transaction, which
 delivers it at commit).
 
@@ -35,6 +36,9 @@ from streams.models import KINDS, Notification, Webhook, WebhookDelivery, Webhoo
 from streams.ssrf import UnsafeTarget, check_url
 
 log = logging.getLogger(__name__)
+
+#: The lines of a season's final table that its season_over carries (every recipient gets their own line).
+SEASON_PODIUM = 3
 
 
 def _iso(value: Any) -> str | None:
@@ -166,6 +170,29 @@ def league_over(*, league_id: int) -> list[Notification]:
     """league_over when a league ended outside a move (a player resigned a league with a limit); its
     read follows the league's commit (``database_retry.read_once_more``)."""
     return notifications_create(database_retry.read_once_more(_league_over_of, league_id, None))
+
+
+def season_over(*, league: League, season: int, loser_id: int | None, standings: list[dict[str, Any]],
+                recipients: Iterable[int], next_season: int | None, table_id: int | None = None) -> list[Notification]:
+    """season_over for each of ``recipients`` (persons), unsaved: whoever ended the season writes them in
+    its transaction (a played round's through the move's writer, a sheet round, a resignation or the
+    owner's mark through :func:`notifications_create`). ``standings`` is the season's final table, best
+    first (scoring's standings lines); ``next_season`` the number of the season that started, or None
+    when the league waits for its owner."""
+    people = [line for line in standings if not line["player"]["bot"]]
+    winners = [line["player"] for line in standings
+               if line["position"] == 1 and not line["lost"] and not line["resigned"]]
+    podium = [{"player": line["player"], "position": line["position"], "points": line["points"],
+               "wins": line["wins"]} for line in standings[:SEASON_PODIUM]]
+    own = {line["player"]["id"]: line for line in people}
+    items = []
+    for pid in recipients:
+        line = own.get(pid)
+        items.append(Notification(player_id=pid, kind="season_over", table_id=table_id, data={
+            "league": league.pk, "name": league.name, "season": season, "loser": loser_id, "winners": winners,
+            "podium": podium, "players": len(standings), "position": line["position"] if line else None,
+            "points": line["points"] if line else None, "next_season": next_season}))
+    return items
 
 
 def round_started(*, game_id: int) -> list[Notification]:

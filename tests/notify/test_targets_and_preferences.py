@@ -134,7 +134,7 @@ def test_preferences_default_and_patch_merges(make_player: Callable[..., Any], p
     prefs = bo.get("/api/v1/me/notifications").json()
     assert prefs["kinds"]["your_turn"] == {"web_push": True, "fcm": True, "apns": True, "email": False}
     assert set(prefs["kinds"]) == {"your_turn", "deadline_soon", "challenge_received", "game_started",
-                                   "round_over", "league_over"}
+                                   "round_over", "league_over", "season_over"}
     assert prefs["quiet_hours"] is None and prefs["email"] is None
     assert prefs["channels"]["web_push"] == "on" and prefs["channels"]["email"].startswith("off")
     bo.patch("/api/v1/me/notifications", {"kinds": {"your_turn": {"email": True}}}, format="json")

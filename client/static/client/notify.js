@@ -5,7 +5,8 @@ import { api, del, get, post, token } from "./api.js";
 import { lang, t } from "./i18n.js";
 import { attempt, h, fill, section, toast } from "./ui.js";
 
-const KINDS = ["your_turn", "deadline_soon", "challenge_received", "game_started", "round_over", "league_over"];
+const KINDS = ["your_turn", "deadline_soon", "challenge_received", "game_started", "round_over", "league_over",
+  "season_over"];
 
 // --- the service worker -------------------------------------------------------------------------
 
