@@ -29,10 +29,12 @@ def push_on(settings: Any) -> str:
 
 @pytest.fixture
 def eager_celery() -> Iterator[None]:
-    before = celery_app.conf.task_always_eager
-    celery_app.conf.task_always_eager = True
+    # The app reads Django's settings with the CELERY_ namespace, whose key shadows the bare one.
+    before = celery_app.conf.CELERY_TASK_ALWAYS_EAGER
+    celery_app.conf.CELERY_TASK_ALWAYS_EAGER = True
+    assert celery_app.conf.task_always_eager
     yield
-    celery_app.conf.task_always_eager = before
+    celery_app.conf.CELERY_TASK_ALWAYS_EAGER = before
 
 
 @pytest.fixture

@@ -66,10 +66,12 @@ def receiver() -> Iterator[Callable[[int], Receiver]]:
 @pytest.fixture
 def eager_celery() -> Iterator[None]:
     """Queued tasks run at once (a retry's ETA too), so a test sees every attempt."""
-    before = celery_app.conf.task_always_eager
-    celery_app.conf.task_always_eager = True
+    # The app reads Django's settings with the CELERY_ namespace, whose key shadows the bare one.
+    before = celery_app.conf.CELERY_TASK_ALWAYS_EAGER
+    celery_app.conf.CELERY_TASK_ALWAYS_EAGER = True
+    assert celery_app.conf.task_always_eager
     yield
-    celery_app.conf.task_always_eager = before
+    celery_app.conf.CELERY_TASK_ALWAYS_EAGER = before
 
 
 @pytest.fixture
