@@ -1,7 +1,8 @@
-"""The four ways out: Web Push (pywebpush + py-vapid: RFC 8030 delivery, RFC 8291 aes128gcm, RFC 8292
-VAPID), FCM HTTP v1 and APNs with a provider token (httpx; APNs speaks only HTTP/2), e-mail (Django's
-mail framework). Each sender returns a :class:`Sent`; none raises for a refusal, so the caller
-records the outcome. A channel without its settings is off (:func:`status`, shown in /readyz)."""
+"""The four ways out: Web Push (RFC 8030 over httpx to the address the SSRF guard checked, RFC 8291
+aes128gcm by pywebpush, RFC 8292 VAPID by py-vapid), FCM HTTP v1 and APNs with a provider token
+(httpx; APNs speaks only HTTP/2), e-mail (Django's mail framework). Each sender returns a
+:class:`Sent`; none raises for a refusal, so the caller records the outcome. A channel without its
+settings is off (:func:`status`, shown in /readyz)."""
 
 from __future__ import annotations
 
@@ -9,13 +10,17 @@ import functools
 import json
 import threading
 import time
+from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 import jwt
 from django.conf import settings
+
+from streams.ssrf import Target, post_pinned
 
 #: A Web Push message's record size (RFC 8291's 4096-byte record; its encryption adds 103 bytes).
 PAYLOAD_MAX_BYTES = 3993
@@ -78,39 +83,52 @@ def vapid_public_key() -> str | None:
                                                     serialization.PublicFormat.UncompressedPoint))
 
 
-_sessions = threading.local()
+_push_clients = threading.local()
+#: Push services a worker thread keeps a connection to (browsers use a handful).
+PUSH_CLIENTS_KEPT = 8
 
 
-def _session() -> Any:
-    """One requests session per worker thread: connections to a push service are kept open."""
-    import requests
+def _push_client(target: Target) -> httpx.Client:
+    """One client per push service host and worker thread, so connections are kept open and each
+    carries the one server name it was opened and its certificate checked for."""
+    clients: OrderedDict[tuple[str, str, int], httpx.Client] | None = getattr(_push_clients, "clients", None)
+    if clients is None:
+        clients = _push_clients.clients = OrderedDict()
+    key = (target.scheme, target.host, target.port)
+    client = clients.pop(key, None)
+    if client is None:
+        client = httpx.Client(timeout=settings.NOTIFY_TIMEOUT_SECONDS, follow_redirects=False, trust_env=False)
+        while len(clients) >= PUSH_CLIENTS_KEPT:
+            clients.popitem(last=False)[1].close()
+    clients[key] = client
+    return client
 
-    if getattr(_sessions, "session", None) is None:
-        _sessions.session = requests.Session()
-    return _sessions.session
 
-
-def web_push_send(*, endpoint: str, p256dh: str, auth: str, payload: bytes, topic: str, ttl: int) -> Sent:
-    """One encrypted push. ``Topic`` (RFC 8030 5.4) makes a later message of the same game replace one
-    the push service still holds, so a message sent twice reaches the device once."""
-    import requests
-    from pywebpush import WebPushException, webpush
+def web_push_send(*, endpoint: str, target: Target, p256dh: str, auth: str, payload: bytes, topic: str,
+                  ttl: int) -> Sent:
+    """One encrypted push, sent to ``target``: the endpoint's address that passed the SSRF guard (the
+    name is not resolved again). ``Topic`` (RFC 8030 5.4) makes a later message of the same game
+    replace one the push service still holds, so a message sent twice reaches the device once."""
+    from pywebpush import WebPushException, WebPusher
 
     key = vapid()
     if key is None:
         return Sent(None, "web push is off: no VAPID key")
+    origin = urlsplit(endpoint)
     try:
-        response = webpush({"endpoint": endpoint, "keys": {"p256dh": p256dh, "auth": auth}}, data=payload,
-                           vapid_private_key=key, vapid_claims={"sub": settings.VAPID_SUBJECT},
-                           content_encoding="aes128gcm", ttl=ttl, timeout=settings.NOTIFY_TIMEOUT_SECONDS,
-                           headers={"Topic": topic, "Urgency": "high"}, requests_session=_session())
+        body = WebPusher({"endpoint": endpoint, "keys": {"p256dh": p256dh, "auth": auth}}).encode(
+            payload, "aes128gcm")["body"]
     except WebPushException as exc:
-        if exc.response is None:
-            return Sent(None, str(exc)[:300], retry=True)
-        return judged(exc.response.status_code, exc.response.text)
-    except requests.RequestException as exc:  # timeouts, refused connections: try again later
+        return Sent(None, str(exc)[:300], retry=True)
+    claims = {"sub": settings.VAPID_SUBJECT, "aud": f"{origin.scheme}://{origin.netloc}",
+              "exp": int(time.time()) + 12 * 3600}
+    headers = {**key.sign(claims), "Content-Encoding": "aes128gcm", "TTL": str(ttl), "Topic": topic,
+               "Urgency": "high"}
+    try:
+        answer = post_pinned(_push_client(target), target, content=body, headers=headers)
+    except httpx.HTTPError as exc:  # timeouts, refused connections: try again later
         return Sent(None, f"{type(exc).__name__}: {exc}"[:300], retry=True)
-    return judged(response.status_code)
+    return judged(answer.status_code, answer.text)
 
 
 # --- FCM HTTP v1 ----------------------------------------------------------------------------------

@@ -53,7 +53,7 @@ from notify.models import (
     default_on,
 )
 from streams.models import Notification
-from streams.ssrf import UnsafeTarget, check_url
+from streams.ssrf import Target, UnsafeTarget, check_url, literal_target
 
 log = logging.getLogger(__name__)
 SIGNING_SALT = "notify.email"
@@ -95,21 +95,22 @@ def _keys_checked(p256dh: str, auth: str) -> None:
         raise ValidationFailed(message=_("keys.auth must be 16 bytes."), details={"field": "keys.auth"})
 
 
-def endpoint_checked(endpoint: str) -> None:
+def endpoint_checked(endpoint: str) -> Target:
     """HTTPS to a public address (the webhooks' SSRF guard), or with PUSH_ALLOW_LOOPBACK http(s) to
-    a loopback address literal."""
+    a loopback address literal. The push is sent to the address this returns, not resolved again."""
     parts = urlsplit(endpoint)
     if settings.PUSH_ALLOW_LOOPBACK and parts.scheme in ("http", "https"):
         try:
-            if ipaddress.ip_address(parts.hostname or "").is_loopback:
-                return
-        except ValueError:
-            pass
+            literal = literal_target(endpoint)
+        except UnsafeTarget:
+            literal = None  # malformed: the guard below says why
+        if literal is not None and ipaddress.ip_address(literal.address).is_loopback:
+            return literal
     if parts.scheme != "https":
         raise ValidationFailed(message=_("A push endpoint must be an https URL."),
                                details={"field": "endpoint", "reason": "not_https"})
     try:
-        check_url(endpoint)
+        return check_url(endpoint)
     except UnsafeTarget as exc:
         raise ValidationFailed(message=_("This push endpoint is not allowed."),
                                details={"field": "endpoint", "reason": exc.reason, **exc.details}) from exc
@@ -461,10 +462,10 @@ def _send(delivery: Delivery, language: str) -> channels.Sent:
         if sub is None:
             return channels.Sent(None, "subscription removed", gone=True)
         try:
-            endpoint_checked(sub.endpoint)  # again at each delivery: DNS may say otherwise now
+            target = endpoint_checked(sub.endpoint)  # again at each delivery: DNS may say otherwise now
         except ValidationFailed as exc:
             return channels.Sent(None, f"endpoint refused: {exc.details.get('reason')}")
-        return channels.web_push_send(endpoint=sub.endpoint, p256dh=sub.p256dh, auth=sub.auth,
+        return channels.web_push_send(endpoint=sub.endpoint, target=target, p256dh=sub.p256dh, auth=sub.auth,
                                       payload=json.dumps(body, separators=(",", ":")).encode(),
                                       topic=body["tag"], ttl=_ttl(note))
     if delivery.channel in ("fcm", "apns"):

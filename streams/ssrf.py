@@ -1,24 +1,26 @@
-"""Server-side request forgery guard for webhook targets.
+"""Server-side request forgery guard for webhook targets and Web Push endpoints.
 
-A webhook makes this server send requests to an address a player chose. Without a guard a
-player could make it call the cloud metadata service, the database or an admin port on the
-private network. So the host is resolved and every address it resolves to must be globally
+A webhook or a push subscription makes this server send requests to an address a player chose.
+Without a guard a player could make it call the cloud metadata service, the database or an admin
+port on the private network. So the host is resolved and every address it resolves to must be globally
 reachable, by an explicit rule (the IANA special-purpose ranges written out below, not the
 running Python's ``ipaddress`` tables, which differ between versions), with IPv6 forms that carry
 an IPv4 address (mapped, compatible, NAT64, 6to4, Teredo) judged by that address too; unless the
 operator allows it (``WEBHOOK_ALLOW_PRIVATE`` or a network in ``WEBHOOK_ALLOWED_NETWORKS``).
 The check runs at registration and again at each delivery, and the delivery connects to the
-address that was checked (against DNS rebinding between check and connect).
+address that was checked (:func:`post_pinned`), against DNS rebinding between check and connect.
 """
 
 from __future__ import annotations
 
 import ipaddress
 import socket
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
+import httpx
 from django.conf import settings
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
@@ -41,6 +43,19 @@ class Target:
     path: str
     address: str
     addresses: list[str] = field(default_factory=list)
+
+    @property
+    def host_header(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return host if self.port in (80, 443) else f"{host}:{self.port}"
+
+    @property
+    def pinned_url(self) -> httpx.URL:
+        """The URL with the checked address for its host. Built from parts, not joined, so that a
+        path such as ``//elsewhere/x`` stays a path and cannot name another host."""
+        path, mark, query = self.path.partition("?")
+        url = httpx.URL(scheme=self.scheme, host=self.address, port=self.port, path=path)
+        return url.copy_with(query=quote(query, safe="!$&'()*+,;=:@/?%").encode()) if mark else url
 
 
 def _allowed_networks() -> list[ipaddress.IPv4Network | ipaddress.IPv6Network]:
@@ -172,8 +187,7 @@ def resolve(host: str, port: int) -> list[str]:
     return seen
 
 
-def check_url(url: str) -> Target:
-    """Parse, resolve and check; raises UnsafeTarget. Every resolved address must pass."""
+def _split(url: str) -> tuple[str, str, int, str]:
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https"):
         raise UnsafeTarget("scheme", scheme=parts.scheme)
@@ -186,6 +200,15 @@ def check_url(url: str) -> Target:
         port = parts.port or (443 if parts.scheme == "https" else 80)
     except ValueError as exc:
         raise UnsafeTarget("bad_port") from exc
+    path = parts.path or "/"
+    if parts.query:
+        path += "?" + parts.query
+    return parts.scheme, host, port, path
+
+
+def check_url(url: str) -> Target:
+    """Parse, resolve and check; raises UnsafeTarget. Every resolved address must pass."""
+    scheme, host, port, path = _split(url)
     addresses = resolve(host, port)
     if not addresses:
         raise UnsafeTarget("unresolvable", host=host)
@@ -193,7 +216,25 @@ def check_url(url: str) -> Target:
         refusal = address_refusal(ipaddress.ip_address(text))
         if refusal is not None:
             raise UnsafeTarget("private_address", address=text, kind=refusal)
-    path = parts.path or "/"
-    if parts.query:
-        path += "?" + parts.query
-    return Target(scheme=parts.scheme, host=host, port=port, path=path, address=addresses[0], addresses=addresses)
+    return Target(scheme=scheme, host=host, port=port, path=path, address=addresses[0], addresses=addresses)
+
+
+def literal_target(url: str) -> Target | None:
+    """The target of a URL whose host is an address literal, unchecked (None for a name): for an
+    address the caller allows by its own rule. Raises UnsafeTarget for a malformed URL."""
+    scheme, host, port, path = _split(url)
+    try:
+        address = str(ipaddress.ip_address(host))
+    except ValueError:
+        return None
+    return Target(scheme=scheme, host=host, port=port, path=path, address=address, addresses=[address])
+
+
+def post_pinned(client: httpx.Client, target: Target, *, content: bytes,
+                headers: Mapping[str, str]) -> httpx.Response:
+    """POST to the address that was checked, never to what the name resolves to by now: the URL
+    carries the address; ``Host`` and, for https, the TLS server name (SNI and the certificate's
+    check) carry the name."""
+    extensions = {"sni_hostname": target.host} if target.scheme == "https" else {}
+    return client.post(target.pinned_url, content=content, headers={"Host": target.host_header, **headers},
+                       extensions=extensions)

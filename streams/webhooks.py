@@ -25,7 +25,7 @@ from django.utils import timezone
 
 from maumau import observability
 from streams.models import WebhookDelivery, WebhookSecret
-from streams.ssrf import UnsafeTarget, check_url
+from streams.ssrf import UnsafeTarget, check_url, post_pinned
 
 USER_AGENT = "maumau-webhooks/1"
 
@@ -56,12 +56,7 @@ def _send(delivery: WebhookDelivery, secret: str) -> httpx.Response:
     target = check_url(delivery.webhook.url)  # again: the name may resolve elsewhere by now
     body = delivery.body.encode()
     stamp = int(time.time())
-    host_header = target.host if target.port in (80, 443) else f"{target.host}:{target.port}"
-    if ":" in target.host and not host_header.startswith("["):
-        host_header = f"[{target.host}]" if target.port in (80, 443) else f"[{target.host}]:{target.port}"
-    url = httpx.URL(scheme=target.scheme, host=target.address, port=target.port).join(target.path)
     headers = {
-        "Host": host_header,
         "Content-Type": "application/json",
         "User-Agent": USER_AGENT,
         "X-MauMau-Event": delivery.event,
@@ -69,9 +64,8 @@ def _send(delivery: WebhookDelivery, secret: str) -> httpx.Response:
         "X-MauMau-Timestamp": str(stamp),
         "X-MauMau-Signature": sign(secret, stamp, body),
     }
-    extensions = {"sni_hostname": target.host} if target.scheme == "https" else {}
     with httpx.Client(timeout=settings.WEBHOOK_TIMEOUT_SECONDS, follow_redirects=False, trust_env=False) as client:
-        return client.post(url, content=body, headers=headers, extensions=extensions)
+        return post_pinned(client, target, content=body, headers=headers)
 
 
 def delivery_attempt(*, delivery_id: int) -> WebhookDelivery | None:

@@ -75,3 +75,21 @@ def test_the_operator_may_still_allow_private_addresses_and_networks(settings: A
     settings.WEBHOOK_ALLOWED_NETWORKS = []
     settings.WEBHOOK_ALLOW_PRIVATE = True
     assert check_url("http://[2002:7f00:1::]/hook").address == "2002:7f00:1::"
+
+
+@pytest.mark.parametrize("url, pinned, host", [
+    ("https://hooks.example.org//127.0.0.1:6379/x?a=1", "https://93.184.216.34//127.0.0.1:6379/x?a=1",
+     "hooks.example.org"),
+    ("http://hooks.example.org:8080/a/../b?q=ü x", "http://93.184.216.34:8080/b?q=%C3%BC%20x",
+     "hooks.example.org:8080"),
+    ("https://hooks.example.org", "https://93.184.216.34/", "hooks.example.org"),
+])
+def test_the_request_goes_to_the_checked_address_and_a_path_cannot_name_another_host(
+    url: str, pinned: str, host: str, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from streams import ssrf
+
+    monkeypatch.setattr(ssrf, "resolve", lambda name, port: ["93.184.216.34"])
+    target = check_url(url)
+    assert str(target.pinned_url) == pinned and target.pinned_url.host == "93.184.216.34"
+    assert target.host_header == host
