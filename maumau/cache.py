@@ -11,22 +11,19 @@ from __future__ import annotations
 from typing import Any
 
 from django.core.cache.backends.redis import RedisCache, RedisCacheClient
+from redis import ConnectionPool
 
 
 class SharedClientRedisCacheClient(RedisCacheClient):
     def __init__(self, servers: list[str], **options: Any) -> None:
         super().__init__(servers, **options)
-        self._clients: dict[int, Any] = {}
+        self._clients: dict[ConnectionPool, Any] = {}  # Django's pools, which it keeps for good
 
     def get_client(self, key: Any = None, *, write: bool = False) -> Any:
-        index = self._get_connection_pool_index(write)
-        client = self._clients.get(index)
+        pool = self._get_connection_pool(write)
+        client = self._clients.get(pool)
         if client is None:
-            pool = self._pools.get(index)
-            if pool is None:
-                pool = self._pools.setdefault(index, self._pool_class.from_url(self._servers[index],
-                                                                              **self._pool_options))
-            client = self._clients.setdefault(index, self._client(connection_pool=pool))
+            client = self._clients.setdefault(pool, self._client(connection_pool=pool))
         return client
 
 
