@@ -32,7 +32,6 @@ from scoring import services as scoring_services
 from scoring.models import PlayerResult, Rating, RatingPoint, RoundResult
 from scoring.ratings import RatingMoves
 from scoring.services import RoundCount
-from streams import channels
 from streams import services as stream_services
 from streams.channels import PG_CHANNEL
 from streams.models import Notification
@@ -135,11 +134,8 @@ def round_recorded(*, game: Game, seat_players: dict[int, int] | None = None,
     count = scoring_services.round_counted(game=game, seat_players=seat_players, bots=bots)
     if count is None:
         return RoundResult.objects.get(game_id=game.pk)
-    told = count.season_over
-    move_write(MoveWrites(round_count=count, notifications=told,
-                          wake=channels.published_on_commit(*sorted({channels.player_topic(n.player_id)
-                                                                     for n in told}))))
-    stream_services.notifications_dispatch(told)
+    move_write(MoveWrites(round_count=count))
+    stream_services.notifications_create(count.season_over)
     return count.result
 
 
