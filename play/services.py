@@ -802,9 +802,8 @@ def _round_save(locked: LockedRound) -> None:
     transaction.on_commit(functools.partial(observability.moves_committed, list(locked.appended)))
     pending = writes.MoveWrites(game=game, moves=locked.appended)
     if game.status == "finished":  # the table is free for the next round; the result counts
-        pending.table_opened = game.table_id
         writes.move_write(pending)
-        pending = writes.MoveWrites()
+        pending = writes.MoveWrites(table_opened=game.table_id)
         if (game.result or {}).get("reason") != "aborted":  # an aborted round never counts, not even as played
             pending.round_count = scoring_services.round_counted(
                 game=game, seat_players={index: seat.player_id for index, seat in enumerate(locked.seats)},

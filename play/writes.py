@@ -10,12 +10,15 @@ are moved under the league lock, where the league limit is judged on the totals 
 a league it finishes is closed before the lock is let go; handing them here would split that decision
 from the write it depends on.
 
-On PostgreSQL the writes are one literal statement, :data:`MOVE_SQL`: a data-modifying ``WITH`` whose
-parts take their rows as one JSON array each (``jsonb_to_recordset``); the round's lines and rating
-rows take the result's id from its ``RETURNING``. Its text never changes, so it is prepared once per
-connection whatever the move wrote (a statement built per number of rows would be parsed and planned
-anew for each shape), and a part given no rows writes nothing. Elsewhere (SQLite) the ORM writes the
-same rows, one statement each.
+On PostgreSQL a move's rows are one literal statement, :data:`MOVE_SQL` (the ledger rows, the game
+row, the notifications and their wake-ups), and the move that ends a round adds a second,
+:data:`ROUND_END_SQL` (the table set open, the round's result, lines, race step and rating moves, and
+the notifications that tell them). Each is a data-modifying ``WITH`` whose parts take their rows as
+one JSON array each (``jsonb_to_recordset``); the round's lines and rating rows take the result's id
+from its ``RETURNING``. Their texts never change, so each is prepared once per connection whatever
+was written (a statement built per number of rows would be parsed and planned anew for each shape),
+and a part given no rows writes nothing. Elsewhere (SQLite) the ORM writes the same rows, one
+statement each.
 """
 
 from __future__ import annotations
@@ -36,8 +39,17 @@ from streams import services as stream_services
 from streams.channels import PG_CHANNEL
 from streams.models import Notification
 
-# bench.http: the move's writes as this one prepared statement, against one built per move from the
-# models' metadata (a VALUES row per inserted row).
+_NOTES = (
+    "notes AS ("
+    "INSERT INTO streams_notification (player_id, kind, table_id, game_id, data, created_at)"
+    " SELECT player_id, kind, table_id, game_id, data, created_at FROM jsonb_to_recordset(%s::jsonb)"
+    " AS n(player_id bigint, kind text, table_id bigint, game_id bigint, data jsonb, created_at timestamptz)"
+    " RETURNING id), "
+    "wake AS (SELECT pg_notify(%s::text, topic) FROM unnest(%s::text[]) AS topic) ")
+
+# bench.http: a move's writes as this one prepared statement, against one built per move from the
+# models' metadata (a VALUES row per inserted row), and against MOVE_SQL and ROUND_END_SQL as one
+# statement (every part costs PostgreSQL its executor set-up even when it is given no rows).
 MOVE_SQL = (
     "WITH moves AS ("
     "INSERT INTO games_move (game_id, seq, actor, seat, player_id, action, events, created_at, prev_hash, hash)"
@@ -49,7 +61,14 @@ MOVE_SQL = (
     "UPDATE games_game SET state = %s::jsonb, version = %s::integer, ledger_head = %s::text, turn = %s::integer,"
     " deadline = %s::timestamptz, hermann_deadline = %s::timestamptz, status = %s::text, result = %s::jsonb,"
     " finished_at = %s::timestamptz WHERE id = %s::bigint RETURNING 1), "
-    "opened AS ("
+    + _NOTES +
+    "SELECT (SELECT array_agg(id ORDER BY id) FROM moves), (SELECT count(*) FROM game),"
+    " (SELECT array_agg(id ORDER BY id) FROM notes), (SELECT count(*) FROM wake)"
+)
+
+# bench.http (with MOVE_SQL): what follows a round's end, the second statement of the move that ended it.
+ROUND_END_SQL = (
+    "WITH opened AS ("
     "UPDATE games_table SET status = 'open' WHERE id = %s::bigint AND status = 'playing' RETURNING 1), "
     "result AS ("
     "INSERT INTO scoring_roundresult (game_id, table_id, league_id, number, rules, scoring, reason, winner_id,"
@@ -74,11 +93,6 @@ MOVE_SQL = (
     " SELECT s.league_id, s.season, s.step, result.id, s.totals FROM result, jsonb_to_recordset(%s::jsonb)"
     " AS s(league_id bigint, season integer, step integer, totals jsonb)"
     " RETURNING id), "
-    "notes AS ("
-    "INSERT INTO streams_notification (player_id, kind, table_id, game_id, data, created_at)"
-    " SELECT player_id, kind, table_id, game_id, data, created_at FROM jsonb_to_recordset(%s::jsonb)"
-    " AS n(player_id bigint, kind text, table_id bigint, game_id bigint, data jsonb, created_at timestamptz)"
-    " RETURNING id), "
     "rated AS ("
     "UPDATE scoring_rating SET mu = r.mu, sigma = r.sigma, rating = r.rating, rounds = r.rounds,"
     " last_round_id = result.id FROM result, jsonb_to_recordset(%s::jsonb) AS r(id bigint, mu float8,"
@@ -90,11 +104,9 @@ MOVE_SQL = (
     " FROM result, jsonb_to_recordset(%s::jsonb)"
     " AS p(player_id bigint, rules text, rank integer, mu float8, sigma float8, rating float8)"
     " RETURNING 1), "
-    "wake AS (SELECT pg_notify(%s::text, topic) FROM unnest(%s::text[]) AS topic) "
-    "SELECT (SELECT array_agg(id ORDER BY id) FROM moves), (SELECT count(*) FROM game),"
-    " (SELECT id FROM result), (SELECT array_agg(id ORDER BY id) FROM lines),"
-    " (SELECT array_agg(id ORDER BY id) FROM notes), (SELECT count(*) FROM rated), (SELECT count(*) FROM wake),"
-    " (SELECT id FROM race)"
+    + _NOTES +
+    "SELECT (SELECT id FROM result), (SELECT array_agg(id ORDER BY id) FROM lines), (SELECT id FROM race),"
+    " (SELECT count(*) FROM rated), (SELECT array_agg(id ORDER BY id) FROM notes), (SELECT count(*) FROM wake)"
 )
 
 #: The game row's fields a move changes (all written, the unchanged with the values they have).
@@ -104,7 +116,8 @@ GAME_FIELDS = ("state", "version", "ledger_head", "turn", "deadline", "hermann_d
 
 @dataclass
 class MoveWrites:
-    """What one statement of a move writes; empty parts write nothing."""
+    """What one statement writes, empty parts nothing: a move's rows (``game``, ``moves``) or what
+    follows a round's end (``table_opened``, ``round_count``), each with its notifications."""
 
     game: Game | None = None  #: its row as the appended moves left it (one row: else the write fails)
     moves: list[Move] = field(default_factory=list)
@@ -116,13 +129,17 @@ class MoveWrites:
 
 def move_write(writes: MoveWrites) -> None:
     """Write ``writes`` (in the caller's transaction); inserted rows get their ids, as from ``bulk_create``."""
+    if (writes.game is not None or writes.moves) and (writes.table_opened is not None or writes.round_count):
+        raise ValueError("a move's rows and what follows its round's end are two writes")
     now = timezone.now()
     for note in writes.notifications:
         note.created_at = note.created_at or now
-    if connection.vendor == "postgresql":
-        _written_as_one(writes)
-    else:
+    if connection.vendor != "postgresql":
         _written_by_the_orm(writes)
+    elif writes.game is not None or writes.moves:
+        _move_written(writes)
+    else:
+        _round_end_written(writes)
 
 
 @transaction.atomic
@@ -164,27 +181,39 @@ RATING_COLUMNS = ("pk", "mu", "sigma", "rating", "rounds")
 POINT_COLUMNS = ("player_id", "rules", "rank", "mu", "sigma", "rating")
 
 
-def _written_as_one(writes: MoveWrites) -> None:
-    game, count = writes.game, writes.round_count
-    rated = count.rating_moves if count is not None else None
-    ratings = rated.ratings if rated else []
+def _move_written(writes: MoveWrites) -> None:
+    game = writes.game
     if game is not None:
         row = [sql.jsonb(game.state), game.version, game.ledger_head, game.turn, game.deadline,
                game.hermann_deadline, game.status, sql.jsonb(game.result), game.finished_at, game.pk]
     else:
         row = [None] * 10
-    params = [_rows(writes.moves, MOVE_COLUMNS), *row, writes.table_opened,
-              _rows([count.result] if count else [], RESULT_COLUMNS), _rows(count.lines if count else [], LINE_COLUMNS),
-              _rows([count.race_step] if count and count.race_step else [], RACE_COLUMNS),
-              _rows(writes.notifications, NOTE_COLUMNS), _rows(ratings, RATING_COLUMNS),
-              _rows(rated.points if rated else [], POINT_COLUMNS), PG_CHANNEL, list(writes.wake)]
+    params = [_rows(writes.moves, MOVE_COLUMNS), *row, _rows(writes.notifications, NOTE_COLUMNS), PG_CHANNEL,
+              list(writes.wake)]
     with sql.cursor() as c:
         c.execute(MOVE_SQL, params)
-        move_ids, games, result_id, line_ids, note_ids, ratings_moved, _woken, race_id = c.fetchone()
-    if games != (game is not None) or ratings_moved != len(ratings) or (result_id is not None) != (count is not None):
-        raise DatabaseError(f"expected to update {int(game is not None)} game and {len(ratings)} ratings and to "
-                            f"insert {int(count is not None)} result, found {games}, {ratings_moved} and {result_id}")
+        move_ids, games, note_ids, _woken = c.fetchone()
+    if games != (game is not None):
+        raise DatabaseError(f"expected to update {int(game is not None)} game, found {games}")
     _ids_set(writes.moves, move_ids or [])
+    _ids_set(writes.notifications, note_ids or [])
+
+
+def _round_end_written(writes: MoveWrites) -> None:
+    count = writes.round_count
+    rated = count.rating_moves if count is not None else None
+    ratings = rated.ratings if rated else []
+    params = [writes.table_opened, _rows([count.result] if count else [], RESULT_COLUMNS),
+              _rows(count.lines if count else [], LINE_COLUMNS),
+              _rows([count.race_step] if count and count.race_step else [], RACE_COLUMNS),
+              _rows(ratings, RATING_COLUMNS), _rows(rated.points if rated else [], POINT_COLUMNS),
+              _rows(writes.notifications, NOTE_COLUMNS), PG_CHANNEL, list(writes.wake)]
+    with sql.cursor() as c:
+        c.execute(ROUND_END_SQL, params)
+        result_id, line_ids, race_id, ratings_moved, note_ids, _woken = c.fetchone()
+    if ratings_moved != len(ratings) or (result_id is not None) != (count is not None):
+        raise DatabaseError(f"expected to update {len(ratings)} ratings and to insert {int(count is not None)} "
+                            f"result, found {ratings_moved} and {result_id}")
     _ids_set(writes.notifications, note_ids or [])
     if count is not None:
         _ids_set([count.result], [result_id])

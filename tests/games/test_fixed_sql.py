@@ -131,6 +131,14 @@ def test_a_move_write_is_one_statement_and_one_round_trip_on_postgresql(  # type
     assert fields_of(Game.objects.get(pk=game["id"])) == fields_of(row)
 
 
+def test_a_moves_rows_and_what_follows_its_rounds_end_are_two_writes(two_people) -> None:  # type: ignore[no-untyped-def]
+    _table, _host, _guest, game = two_people()
+    row = Game.objects.get(pk=game["id"])
+    with pytest.raises(ValueError):
+        writes.move_write(writes.MoveWrites(game=row, table_opened=row.table_id))
+    assert fields_of(Game.objects.get(pk=game["id"])) == fields_of(row)
+
+
 def test_a_large_insert_is_one_statement_too(two_people) -> None:  # type: ignore[no-untyped-def]
     _table, host, _guest, _game = two_people()
     notes = [Notification(player_id=host.player_id, kind="your_turn", data={"n": n}) for n in range(6000)]
@@ -166,15 +174,18 @@ def test_the_hot_path_statements_become_prepared_statements_on_postgresql(two_pe
         authentication.token_with_user_and_player(host.token)
         with transaction.atomic():
             sql.game_locked_with_seats(game["id"])
-        notes = [Notification(player_id=host.player_id, kind="your_turn", data={})] * (n % 2 + 1)
-        writes.move_write(writes.MoveWrites(notifications=[Notification(**{
-            "player_id": note.player_id, "kind": note.kind, "data": note.data}) for note in notes]))
+        row = Game.objects.get(pk=game["id"])
+        for move_rows in (True, False):  # a move's rows (MOVE_SQL), what follows a round's end (ROUND_END_SQL)
+            notes = [Notification(player_id=host.player_id, kind="your_turn", data={}) for _ in range(n % 2 + 1)]
+            writes.move_write(writes.MoveWrites(game=row, notifications=notes) if move_rows
+                              else writes.MoveWrites(notifications=notes))
     with connection.cursor() as cursor:
         cursor.execute("SELECT statement FROM pg_prepared_statements")
         prepared = [row[0] for row in cursor.fetchall()]
     assert any("FROM accounts_accesstoken t" in text for text in prepared), prepared
     assert any("FROM games_game g WHERE g.id = $1 FOR UPDATE" in text for text in prepared), prepared
     assert any(text.startswith("WITH moves AS (") for text in prepared), "one text for one row or two"
+    assert any(text.startswith("WITH opened AS (") for text in prepared), "one text for one row or two"
 
 
 def test_a_loaded_row_is_a_saved_instance_built_by_from_db(two_people) -> None:  # type: ignore[no-untyped-def]

@@ -61,12 +61,12 @@ def test_a_move_costs_a_fixed_number_of_queries_after_5_and_after_200_moves(  # 
 #: answer's read of the game with its seats. (The round_started notifications follow on commit,
 #: which a test transaction never reaches.)
 ROUND_START_QUERIES = 9
-#: The move that ends a round: token, SAVEPOINT, game FOR UPDATE, its seats, the writes (ledger row,
-#: game, the table set open: one statement on PostgreSQL), the table read for its league (cached for
-#: the notifications), the result looked for (a rated round's ratings lock takes its place), then the
-#: round's result, its player lines (the move knows the seats: no read) and the round_over
-#: notifications with the wake-up (one statement on PostgreSQL, the lines taking the result's id from
-#: its RETURNING; three on SQLite), RELEASE.
+#: The move that ends a round: token, SAVEPOINT, game FOR UPDATE, its seats, the move's writes (ledger
+#: row, game: one statement on PostgreSQL), the table read for its league (cached for the
+#: notifications), the result looked for (a rated round's ratings lock takes its place), then the
+#: table set open, the round's result, its player lines (the move knows the seats: no read) and the
+#: round_over notifications with the wake-up (one statement on PostgreSQL, the lines taking the
+#: result's id from its RETURNING; four on SQLite), RELEASE.
 ROUND_END_QUERIES = 9 if connection.vendor == "postgresql" else 13
 
 
