@@ -7,8 +7,9 @@ Starts a real Celery worker and beat (the sweep) on PostgreSQL (``--database-url
 (``--broker-url``), on a private queue. Then starts ``--timeouts`` rounds of two persons who never
 move, with ``--turn-seconds`` on the clock (deadlines spread over the time it takes to start them),
 waits until each round's first turn has been resolved by the clock, and prints JSON: the lag
-``ledger row created_at - deadline`` (p50, p99, max in ms) and how many timeouts the expiry tasks
-and the sweep applied. Goal: p99 under one second. The worker and beat it started are stopped
+``ledger row created_at - deadline`` (p50, p99, max in ms) and how many timeouts the sweep applied
+(the clocks are the game rows; nothing else resolves them here, nobody looks). Goal: p99 under one
+sweep period and a half. The worker and beat it started are stopped
 and its rounds closed.
 """
 
@@ -36,7 +37,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--turn-seconds", type=int, default=10,
                         help="long enough that the deadlines fall after all rounds are started")
     parser.add_argument("--concurrency", type=int, default=4, help="worker processes")
-    parser.add_argument("--sweep-seconds", type=float, default=2.0)
+    parser.add_argument("--sweep-seconds", type=float, default=1.0)
     parser.add_argument("--database-url", default=os.environ.get(
         "BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/maumau_bench_clocks"))
     parser.add_argument("--broker-url", default=os.environ.get("BENCH_BROKER_URL", "redis://127.0.0.1:6379/0"))
@@ -87,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         beat.stop()
         worker.stop()
-        if args.broker_url.startswith("redis"):  # the stale clock tasks left in the private queue
+        if args.broker_url.startswith("redis"):  # the sweep ticks left in the private queue
             import redis
 
             redis.Redis.from_url(args.broker_url).delete(queue)
@@ -96,7 +97,6 @@ def main(argv: list[str] | None = None) -> int:
             status="finished", deadline=None, hermann_deadline=None)
     lags = [(first[g] - deadlines[g]).total_seconds() * 1000 for g in first]
     log = worker.log.read_text(errors="replace")
-    by_task = len(re.findall(r"games\.turn_expire\[[^\]]+\] succeeded in [\d.e-]+s: 'applied'", log))
     by_sweep = sum(int(n) for n in re.findall(r"games\.deadlines_sweep\[[^\]]+\] succeeded in [\d.e-]+s: (\d+)", log))
     result = {
         "benchmark": "clock lag: deadline -> ledger row of the timeout",
@@ -112,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
             "mean": round(statistics.fmean(lags), 1) if lags else None,
             "min": round(min(lags), 1) if lags else None,
         },
-        "applied_by": {"expiry_task": by_task, "sweep": by_sweep},
+        "applied_by": {"sweep": by_sweep},
         "worker_concurrency": args.concurrency,
         "sweep_seconds": args.sweep_seconds,
         "database": urlsplit(args.database_url).netloc.split("@")[-1] + urlsplit(args.database_url).path,

@@ -300,7 +300,7 @@ class Person:
 
     def stall(self, view: dict[str, Any], stop: float) -> None:
         """Leave this turn to the clock: no request until well after its deadline, so that the
-        Celery expiry task or the sweep resolves it, not the next GET."""
+        clock sweep resolves it, not the next GET."""
         deadline = datetime.fromisoformat(view["deadline"].replace("Z", "+00:00"))
         wait = (deadline - datetime.now(UTC)).total_seconds() + self.args.stall_extra
         self.journal.count("turns_left_to_the_clock")
@@ -507,12 +507,11 @@ class Service:
             thread.join()
 
     def clock_resolutions(self) -> dict[str, int]:
-        """Timeouts the expiry tasks and the sweep applied, from the worker logs (the rest: requests)."""
+        """Timeouts the sweep applied, from the worker logs (the rest: requests)."""
         logs = "".join(path.read_text(errors="replace") for path in self.tmp.glob("worker-*.log"))
-        by_task = len(re.findall(r"games\.(?:turn|hermann)_expire\[[^\]]+\] succeeded in [\d.e-]+s: 'applied'", logs))
         by_sweep = sum(int(n) for n in re.findall(r"games\.deadlines_sweep\[[^\]]+\] succeeded in [\d.e-]+s: (\d+)",
                                                   logs))
-        return {"expiry_tasks": by_task, "sweep": by_sweep,
+        return {"sweep": by_sweep,
                 "sweep_ticks_expired_in_the_queue": len(re.findall(r"Discarding revoked task: games\.deadlines_sweep",
                                                                    logs))}
 
@@ -746,7 +745,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--hermann-seconds", type=int, default=2)
     parser.add_argument("--stall-share", type=float, default=0.12, help="turns a person leaves to the clock")
     parser.add_argument("--stall-extra", type=float, default=2.5,
-                        help="seconds a person waits past a deadline it left (the sweep runs every 2 s)")
+                        help="seconds a person waits past a deadline it left (the sweep runs every 1 s)")
     parser.add_argument("--think", type=float, default=0.15, help="seconds between a person's moves")
     parser.add_argument("--retry-seconds", type=float, default=30.0, help="a client gives a request up after this")
     parser.add_argument("--cut-window", type=float, default=10.0,

@@ -366,7 +366,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=1, help="runs per games count; the report gives medians")
     parser.add_argument("--rules", default="classic", choices=["classic", "tavern", "house"])
     parser.add_argument("--turn-seconds", type=int, default=0,
-                        help="turn clock of the tables (0 = none; >0 also schedules a Celery clock task per move)")
+                        help="turn clock of the tables (0 = none; >0: each turn has a deadline in its game row)")
     parser.add_argument("--database-url", default=os.environ.get(
         "BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/maumau_bench"))
     parser.add_argument("--fresh-database", action="store_true",

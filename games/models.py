@@ -232,6 +232,9 @@ class Game(models.Model):
     turn = models.PositiveSmallIntegerField(null=True, blank=True)
     deadline = models.DateTimeField(null=True, blank=True)
     hermann_deadline = models.DateTimeField(null=True, blank=True)
+    #: When the turn's "deadline soon" reminder is due (streams.services.reminder_at); the clock sweep
+    #: sends it and clears this, a new turn sets it anew.
+    reminder_at = models.DateTimeField(null=True, blank=True)
     result = models.JSONField(null=True, blank=True)
     #: Hash of the last ledger row ("" before the first): saves a query per move.
     ledger_head = models.CharField(max_length=64, default="", blank=True)
@@ -240,7 +243,13 @@ class Game(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["table", "number"], name="game_unique_number")]
-        indexes = [models.Index(fields=["status", "deadline"])]
+        # The clock sweep's queries (play.clocks.deadlines_sweep): passed turn deadlines, open Hermann
+        # races and due reminders; only a few rows carry the last two.
+        indexes = [models.Index(fields=["status", "deadline"]),
+                   models.Index(fields=["hermann_deadline"], name="game_hermann_deadline",
+                                condition=models.Q(hermann_deadline__isnull=False)),
+                   models.Index(fields=["reminder_at"], name="game_reminder_at",
+                                condition=models.Q(reminder_at__isnull=False))]
 
     def __str__(self) -> str:
         return f"Game {self.pk} (table {self.table_id} round {self.number}, v{self.version})"

@@ -124,15 +124,15 @@ def load(model: type[Model], names: tuple[str, ...], row: Sequence[Any]) -> Any:
 #: The columns each read below selects per model, in its order (every concrete field, checked by a test).
 GAME_COLUMNS = ("id", "table_id", "number", "rules", "seed", "practice", "commitment", "entropy", "setup",
                 "first", "positions", "state", "version", "status", "turn", "deadline", "hermann_deadline",
-                "result", "ledger_head", "created_at", "finished_at")
+                "reminder_at", "result", "ledger_head", "created_at", "finished_at")
 SEAT_COLUMNS = ("id", "table_id", "position", "player_id", "bot_controlled", "left", "consecutive_timeouts",
                 "entropy", "nonce")
 PLAYER_COLUMNS = ("id", "name", "user_id", "is_bot", "bot_level", "has_webhook", "has_notify_target", "last_seen_at",
                   "created_at")
 
 _GAME = ("g.id, g.table_id, g.number, g.rules, g.seed, g.practice, g.commitment, g.entropy, g.setup, g.first, "
-         "g.positions, g.state, g.version, g.status, g.turn, g.deadline, g.hermann_deadline, g.result, "
-         "g.ledger_head, g.created_at, g.finished_at")
+         "g.positions, g.state, g.version, g.status, g.turn, g.deadline, g.hermann_deadline, g.reminder_at, "
+         "g.result, g.ledger_head, g.created_at, g.finished_at")
 _SEAT_AND_PLAYER = ('s.id, s.table_id, s.position, s.player_id, s.bot_controlled, s."left", '
                     "s.consecutive_timeouts, s.entropy, s.nonce, "
                     "p.id, p.name, p.user_id, p.is_bot, p.bot_level, p.has_webhook, p.has_notify_target, "

@@ -296,8 +296,8 @@ SPECTACULAR_SETTINGS = {
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "filesystem://")
 CELERY_RESULT_BACKEND = os.environ.get("CELERY_RESULT_BACKEND") or None
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
-# Redis: an unacknowledged message (a reserved ETA task) goes back to the queue after this; it
-# must exceed MAUMAU_CLOCK_ETA_MAX_SECONDS (see maumau/celery.py).
+# Redis: an unacknowledged message (a reserved ETA task: a webhook retry) goes back to the queue
+# after this; it must exceed the longest webhook backoff (see maumau/celery.py).
 CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, Any] = {
     "visibility_timeout": int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", "3600")),
 }
@@ -329,10 +329,10 @@ MAUMAU_SEED_REVEAL_DELAY_SECONDS = max(60, int(os.environ.get("MAUMAU_SEED_REVEA
 # (0: no limit), and a rating is on the leaderboard from this many rated rounds on (below it is provisional).
 MAUMAU_RATED_ROUNDS_TOGETHER_PER_DAY = int(os.environ.get("MAUMAU_RATED_ROUNDS_TOGETHER_PER_DAY", "3"))
 MAUMAU_LEADERBOARD_MIN_ROUNDS = int(os.environ.get("MAUMAU_LEADERBOARD_MIN_ROUNDS", "10"))
-# Turn clocks (games/clocks.py): sweep period, the longest broker ETA (longer deadlines are left
-# to the sweep), timeouts in a row before a bot takes a seat over, the queue of clock tasks.
-MAUMAU_CLOCK_SWEEP_SECONDS = float(os.environ.get("MAUMAU_CLOCK_SWEEP_SECONDS", "2"))
-MAUMAU_CLOCK_ETA_MAX_SECONDS = int(os.environ.get("MAUMAU_CLOCK_ETA_MAX_SECONDS", "900"))
+# Turn clocks (play/clocks.py): the period of the sweep that resolves passed deadlines and sends due
+# reminders (a timeout nobody at the table acts on comes up to this late), timeouts in a row before a
+# bot takes a seat over, the queue of the sweep, its batch per run.
+MAUMAU_CLOCK_SWEEP_SECONDS = float(os.environ.get("MAUMAU_CLOCK_SWEEP_SECONDS", "1"))
 MAUMAU_CLOCK_TAKEOVER_TIMEOUTS = int(os.environ.get("MAUMAU_CLOCK_TAKEOVER_TIMEOUTS", "3"))
 MAUMAU_CLOCK_QUEUE = os.environ.get("MAUMAU_CLOCK_QUEUE", "celery")
 MAUMAU_CLOCK_SWEEP_BATCH = int(os.environ.get("MAUMAU_CLOCK_SWEEP_BATCH", "500"))
@@ -411,7 +411,7 @@ if not 0 < STREAMS_TOKEN_RECHECK_SECONDS <= 300:
     raise ImproperlyConfigured("STREAMS_TOKEN_RECHECK_SECONDS must be a number of seconds above 0, at most 300")
 # Threads that run the ORM for waiting clients (never the threads that serve moves).
 STREAMS_DB_THREADS = int(env_float("STREAMS_DB_THREADS", 4))
-# A "deadline_soon" notification once this share of a turn's time is used ...
+# A "deadline_soon" notification once this share of a turn's time is used (sent by the clock sweep) ...
 STREAMS_REMINDER_SHARE = env_float("STREAMS_REMINDER_SHARE", 0.75)
 # ... on clocks at least this long (short blitz clocks get no reminder).
 STREAMS_REMINDER_MIN_SECONDS = env_float("STREAMS_REMINDER_MIN_SECONDS", 60)

@@ -1,23 +1,24 @@
-"""Turn clocks: a passed deadline is resolved exactly once, by whichever path finds it first.
+"""Turn clocks: the database is the clock. A passed deadline is resolved exactly once, by whichever
+path finds it first; a move sends nothing to the broker for its clocks.
 
-A game row carries ``deadline`` (the turn holder's clock) and ``hermann_deadline`` (the house KD
-race), set with every applied move. Three paths resolve them, and all three go through
-``services.move_submit`` with ``actor="clock"``, whose ``clocks_due_apply`` appends the clock rows under
-the game's row lock (the table's ``timeout_policy`` decides what a timeout does; the ledger records
-the clock's action). Whichever comes first wins; the others find nothing due:
+A game row carries ``deadline`` (the turn holder's clock), ``hermann_deadline`` (the house KD race)
+and ``reminder_at`` (when the turn's "deadline soon" reminder is due), set with every applied move
+(``services._deadlines_set``). Two paths resolve the deadlines, both through ``services.move_submit``
+with ``actor="clock"``, whose ``clocks_due_apply`` appends the clock rows under the game's row lock
+(the table's ``timeout_policy`` decides what a timeout does; the ledger records the clock's action).
+Whichever comes first wins; the other finds nothing due:
 
-1. The expiry tasks (``play.tasks``), sent on commit with the game id and the version the deadline
-   was set for, ``eta`` = the deadline. They act only on that version (:func:`turn_expire`).
-   Deadlines further away than ``MAUMAU_CLOCK_ETA_MAX_SECONDS`` get no task: a broker ETA is only an
-   earliest run time, Redis re-delivers unacked ETA tasks after its visibility timeout and RabbitMQ
-   cancels consumers that hold a delivery too long, so long (correspondence) deadlines are left to
-   the sweep.
-2. :func:`deadlines_sweep` (Celery beat, one scheduler): the backstop for lost tasks (a worker killed
-   with its reserved ETA tasks, a broker that was down).
-3. The request path: the game view calls :func:`clocks_resolve_due` when the row it read shows a
+1. :func:`deadlines_sweep` (Celery beat, one scheduler, every ``MAUMAU_CLOCK_SWEEP_SECONDS``): the
+   passed deadlines, oldest first, and the due reminders (``streams.services.turn_reminder_send``).
+2. The request path: the game view calls :func:`clocks_resolve_due` when the row it read shows a
    passed deadline (:func:`deadline_passed`), and every move resolves due deadlines under its lock
    before it judges the action: a game never looks stuck, and a late move comes after the timeout it
    missed.
+
+The decision: a passed deadline is resolved within one sweep period, or at once when anyone at the
+table acts or looks; a table where nobody does sees its timeout up to one period late. In exchange a
+move publishes nothing, and no clock waits in the broker as an ETA message (no visibility timeout or
+consumer timeout to outlast, nothing a dying worker takes with it).
 """
 
 from __future__ import annotations
@@ -30,38 +31,11 @@ from django.db.models import Q
 from django.utils import timezone
 
 from games.models import Game
-from maumau.errors import ConflictError, DomainError, NotFoundError
+from maumau.errors import ConflictError, NotFoundError
 from play import services
+from streams import services as stream_services
 
 logger = logging.getLogger(__name__)
-
-#: What an expiry did (also the task's result, handy in logs and tests).
-APPLIED, STALE, EARLY, FINISHED, MISSING, REFUSED = "applied", "stale", "early", "finished", "missing", "refused"
-
-
-def turn_expire(*, game_id: int, version: int) -> str:
-    """The turn holder's clock of ``version`` ran out: resolve it by the table's policy, once."""
-    return _expire(game_id, version)
-
-
-def hermann_expire(*, game_id: int, version: int) -> str:
-    """The KD "Hermann" race of ``version`` is over: everyone who has not said it draws."""
-    return _expire(game_id, version)
-
-
-def _expire(game_id: int, version: int) -> str:
-    """Whatever of ``version`` is due, applied; nothing when the game moved on (stale) or it is early."""
-    try:
-        outcome = services.move_submit(game_id=game_id, actor="clock", action=None, expected_version=version)
-    except NotFoundError:
-        return MISSING
-    except ConflictError as exc:
-        return FINISHED if exc.code == "game_finished" else STALE
-    except DomainError as exc:
-        logger.warning("the clock of game %s v%s was refused: %s", game_id, version, exc.code)
-        return REFUSED
-    return APPLIED if any(move.actor == "clock" for move in outcome.moves) else EARLY
-
 
 def clocks_resolve_due(*, game_id: int) -> int:
     """Resolve whatever deadline of one game has passed (request path and sweep); returns how many."""
@@ -81,10 +55,12 @@ def deadline_passed(game: Game, now: datetime | None = None) -> bool:
 
 
 def deadlines_sweep(*, now: datetime | None = None) -> int:
-    """Resolve every passed deadline (oldest first, one batch per run); returns how many timeouts.
+    """The turns' clocks, one batch each per run: resolve every passed deadline (oldest first), then
+    send the due reminders; returns how many timeouts.
 
-    Uses the (status, deadline) index; the batch bound keeps one run short, the next tick takes
-    the rest. Safe to run twice at once: each game is resolved under its row lock. Logs only when it
+    Uses the (status, deadline) index and the partial ones on ``hermann_deadline`` and ``reminder_at``;
+    the batch bound keeps one run short, the next tick takes the rest. Safe to run twice at once: each
+    game is resolved under its row lock and a reminder is sent once per turn. Logs only when it
     resolved something.
     """
     now = now or timezone.now()
@@ -99,4 +75,24 @@ def deadlines_sweep(*, now: datetime | None = None) -> int:
             logger.exception("the sweep could not resolve game %s", game_id)
     if applied:
         logger.info("the sweep resolved %s passed deadlines", applied)
+    reminders_send(now=now)
     return applied
+
+
+def reminders_send(*, now: datetime) -> int:
+    """Send the reminders due by ``now`` (one batch), then clear their ``reminder_at``; returns how many
+    were sent. The clearing names the time too, so a reminder a concurrent move set for a new turn
+    survives; one that failed stays for the next tick (a passed deadline ends its retries)."""
+    due = list(Game.objects.filter(status="active", reminder_at__lte=now).order_by("reminder_at")
+               .values_list("pk", flat=True)[: settings.MAUMAU_CLOCK_SWEEP_BATCH])
+    done, sent = [], 0
+    for game_id in due:
+        try:
+            sent += stream_services.turn_reminder_send(game_id=game_id) is not None
+        except Exception:  # as above: logged, and tried again on the next tick
+            logger.exception("the sweep could not send the reminder of game %s", game_id)
+            continue
+        done.append(game_id)
+    if done:
+        Game.objects.filter(pk__in=done, reminder_at__lte=now).update(reminder_at=None)
+    return sent

@@ -3,13 +3,14 @@ transaction is ``database_retry.written_once_more`` (why: ``maumau.database_retr
 has its own such loop).
 
 ``move_submit`` is the one path for everything that changes a round: a person's action, the bots on
-turn, and the turn clock (the expiry tasks, the sweep and a request that finds a passed deadline).
+turn, and the turn clock (the sweep and a request that finds a passed deadline).
 Its body reads as the pipeline it runs. What follows a move is explicit: the apps above the stored
 game return what a move means for them (the streams app its notifications and wake-ups, the scoring
 app a finished round's result, lines and rating moves) and the pipeline writes it with the move
-(``play.writes``: one statement on PostgreSQL, two at a round's end); the clock tasks and deliveries
-go out on commit. It returns the round as it left it or raises; answering HTTP, and replaying an
-answer for an Idempotency-Key, is the API's.
+(``play.writes``: one statement on PostgreSQL, two at a round's end); webhook deliveries and a
+strong bot's task go out on commit, the clocks stay in the game row (``play.clocks``). It returns
+the round as it left it or raises; answering HTTP, and replaying an answer for an Idempotency-Key,
+is the API's.
 """
 
 from __future__ import annotations
@@ -349,7 +350,6 @@ def round_start(*, table_id: int, player: Player, seed: Any = None, setup: Any =
     table.save(update_fields=["rounds_started", "status", "next_seed", "next_commitment"])
     # A lambda, not a partial: Django names a robust callback that failed by its __qualname__.
     transaction.on_commit(lambda: stream_services.round_started(game_id=game.pk), robust=True)
-    tasks.clock_tasks_schedule(game)
     if any(s.bot_controlled for s in seats):
         move_submit(game_id=game.pk, actor="bot", action=None)
         game.refresh_from_db()
@@ -403,17 +403,19 @@ def _fair_deal(game: Game, table: Table, seats: list[Seat], rules: engine.RuleSe
 
 
 def _deadlines_set(game: Game, state: engine.GameState, now: datetime, turn_passed: bool) -> None:
-    """The turn clock restarts when a new turn begins; the Hermann clock runs while a race is open.
+    """The turn clock (with its reminder) restarts when a new turn begins; the Hermann clock runs while
+    a race is open. The clock sweep and the request path read them from the row (``play.clocks``).
 
     A turn is one time budget: a call said by another seat, a penalty row or a drawn card that
-    may still be played do not give the player on turn more time.
+    may still be played do not give the player on turn more time, nor a second reminder.
     """
     if state.status != "active":
-        game.deadline = None
-        game.hermann_deadline = None
+        game.deadline = game.hermann_deadline = game.reminder_at = None
         return
     if turn_passed or game.deadline is None:
-        game.deadline = now + timedelta(seconds=state.rules.turn_seconds) if state.rules.turn_seconds else None
+        turn_seconds = state.rules.turn_seconds
+        game.deadline = now + timedelta(seconds=turn_seconds) if turn_seconds else None
+        game.reminder_at = stream_services.reminder_at(deadline=game.deadline, turn_seconds=turn_seconds or 0)
     if state.hermann_open:
         if game.hermann_deadline is None:
             game.hermann_deadline = now + timedelta(seconds=state.rules.hermann_seconds)
@@ -479,7 +481,7 @@ def move_submit(
     """Apply one action of ``actor``: ``"player"`` (``player``'s ``action``), ``"bot"`` (``action=None``:
     the bots on turn play; or the ``action`` a thinking bot of game seat ``bot_seat`` chose outside the
     lock, see ``play.thinking``) or ``"clock"`` (``action=None``: resolve the passed deadlines; with
-    ``expected_version`` only those of that version, as an expiry task is set for).
+    ``expected_version`` only those of that version).
 
     Returns the outcome or raises DomainError (400/403/404/409/422). What was appended before a
     refusal is written all the same, and commits with the caller's transaction or this one: the
@@ -507,7 +509,7 @@ def move_submit(
                 seat: int | None = None
                 try:
                     if actor == "clock":
-                        _open_check(locked, expected_version)  # a clock task acts only on the version it was set for
+                        _open_check(locked, expected_version)  # a finished round has no clock
                         clocks_due_apply(locked)
                     else:
                         clocks_due_apply(locked)  # a late action comes after the timeout it missed
@@ -668,7 +670,7 @@ def clocks_due_apply(locked: LockedRound) -> int:
     """Resolve the passed deadlines of the locked round as clock rows (the Hermann race first, then
     the turn by the table's ``timeout_policy``); the bots on turn answer each. Returns how many.
 
-    The same step for every path (expiry task, sweep, request): no re-check is needed beyond the
+    The same step for every path (the sweep, a request): no re-check is needed beyond the
     deadlines of the locked row. A Hermann timeout can leave the turn's deadline passed too, so a
     couple of rounds may run; the bound only guards against a clock misconfigured to zero.
     """
@@ -797,7 +799,8 @@ def _round_save(locked: LockedRound) -> None:
     (with the season_over of a season it ended).
     One statement (``play.writes``), two when the round ended: the round is counted after the ledger
     rows are written (the ratings lock counts who played them), and the notifications tell it. Then
-    what follows on commit: webhook deliveries, reminders, clock tasks."""
+    what follows on commit: webhook deliveries (the clocks and reminders are the game row's: nothing
+    for the broker)."""
     game = locked.game
     transaction.on_commit(functools.partial(observability.moves_committed, list(locked.appended)))
     pending = writes.MoveWrites(game=game, moves=locked.appended)
@@ -815,7 +818,6 @@ def _round_save(locked: LockedRound) -> None:
         channels.game_topic(game.pk), *sorted({channels.player_topic(n.player_id) for n in pending.notifications}))
     writes.move_write(pending)
     stream_services.notifications_dispatch(pending.notifications, seats=locked.seats)
-    tasks.clock_tasks_schedule(game)
 
 
 def _game_fields_settle(locked: LockedRound) -> None:

@@ -1,49 +1,28 @@
 """Celery entry points (ids in; the services re-check the world under the game's lock) and the
-on-commit sending of the clock tasks, which the services call: the tasks import the services inside
-their bodies, so imports run one way.
+on-commit sending of the strong bot's task, which the services call: the tasks import the services
+inside their bodies, so imports run one way.
 
-The expiry tasks are idempotent (they act only on the version they were set for), so they
-acknowledge late: a worker that dies (kill -9, lost connection) leaves its unacknowledged messages
-to be delivered again instead of losing them. A pool child killed by the time limit is not
-redelivered (``reject_on_worker_lost`` stays off: no message loops); the sweep resolves that
-deadline. The sweep needs no redelivery (the next tick runs anyway), and it expires after one period
-so a backlog of ticks collapses into one.
+A move sends nothing for its clocks: the game row holds them and the beat sweep resolves them
+(``play.clocks``). The bot's task is idempotent (it acts only on the version it was sent for), so it
+acknowledges late: a worker that dies (kill -9, lost connection) leaves the message to be delivered
+again instead of losing it. A pool child killed by the time limit is not redelivered
+(``reject_on_worker_lost`` stays off: no message loops); the turn clock ends that turn. The sweep
+needs no redelivery (the next tick runs anyway), and it expires after one period so a backlog of
+ticks collapses into one.
 """
 
 from __future__ import annotations
 
 import functools
 import logging
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 from celery import shared_task
 from django.conf import settings
 from django.db import transaction
-from django.utils import timezone
 
 logger = logging.getLogger(__name__)
-
-
-def clock_tasks_schedule(game: Any) -> None:
-    """On commit, send the expiry tasks for the deadlines this version of ``game`` set (nothing on
-    rollback; the task carries the version, so it can only act on the turn it was set for)."""
-    if game.status != "active" or (game.deadline is None and game.hermann_deadline is None):
-        return
-    transaction.on_commit(functools.partial(_clock_tasks_send, game.pk, game.version, game.deadline,
-                                            game.hermann_deadline))
-
-
-def _clock_tasks_send(game_id: int, version: int, deadline: datetime | None, hermann_deadline: datetime | None) -> None:
-    horizon = timezone.now() + timedelta(seconds=settings.MAUMAU_CLOCK_ETA_MAX_SECONDS)
-    for task, when in ((turn_expire_task, deadline), (hermann_expire_task, hermann_deadline)):
-        if when is None or when > horizon:
-            continue  # no deadline, or one for the sweep (see play.clocks)
-        try:
-            task.apply_async(kwargs={"game_id": game_id, "version": version}, eta=when,
-                             queue=settings.MAUMAU_CLOCK_QUEUE)
-        except Exception:  # the move is committed: a broker outage must not fail it; the sweep recovers
-            logger.exception("could not send %s for game %s v%s", task.name, game_id, version)
 
 
 def bot_move_schedule(game: Any) -> None:
@@ -71,20 +50,6 @@ def bot_move_task(*, game_id: int, version: int) -> str:
     from play import thinking as bots
 
     return bots.bot_move_make(game_id=game_id, version=version)
-
-
-@shared_task(name="games.turn_expire", acks_late=True, ignore_result=True)
-def turn_expire_task(*, game_id: int, version: int) -> str:
-    from play import clocks
-
-    return clocks.turn_expire(game_id=game_id, version=version)
-
-
-@shared_task(name="games.hermann_expire", acks_late=True, ignore_result=True)
-def hermann_expire_task(*, game_id: int, version: int) -> str:
-    from play import clocks
-
-    return clocks.hermann_expire(game_id=game_id, version=version)
 
 
 @shared_task(name="games.deadlines_sweep", ignore_result=True)

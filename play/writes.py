@@ -60,7 +60,7 @@ MOVE_SQL = (
     "game AS ("
     "UPDATE games_game SET state = %s::jsonb, version = %s::integer, ledger_head = %s::text, turn = %s::integer,"
     " deadline = %s::timestamptz, hermann_deadline = %s::timestamptz, status = %s::text, result = %s::jsonb,"
-    " finished_at = %s::timestamptz WHERE id = %s::bigint RETURNING 1), "
+    " reminder_at = %s::timestamptz, finished_at = %s::timestamptz WHERE id = %s::bigint RETURNING 1), "
     + _NOTES +
     "SELECT (SELECT array_agg(id ORDER BY id) FROM moves), (SELECT count(*) FROM game),"
     " (SELECT array_agg(id ORDER BY id) FROM notes), (SELECT count(*) FROM wake)"
@@ -110,8 +110,8 @@ ROUND_END_SQL = (
 )
 
 #: The game row's fields a move changes (all written, the unchanged with the values they have).
-GAME_FIELDS = ("state", "version", "ledger_head", "turn", "deadline", "hermann_deadline", "status", "result",
-               "finished_at")
+GAME_FIELDS = ("state", "version", "ledger_head", "turn", "deadline", "hermann_deadline", "reminder_at", "status",
+               "result", "finished_at")
 
 
 @dataclass
@@ -185,9 +185,10 @@ def _move_written(writes: MoveWrites) -> None:
     game = writes.game
     if game is not None:
         row = [sql.jsonb(game.state), game.version, game.ledger_head, game.turn, game.deadline,
-               game.hermann_deadline, game.status, sql.jsonb(game.result), game.finished_at, game.pk]
+               game.hermann_deadline, game.status, sql.jsonb(game.result), game.reminder_at, game.finished_at,
+               game.pk]
     else:
-        row = [None] * 10
+        row = [None] * 11
     params = [_rows(writes.moves, MOVE_COLUMNS), *row, _rows(writes.notifications, NOTE_COLUMNS), PG_CHANNEL,
               list(writes.wake)]
     with sql.cursor() as c:

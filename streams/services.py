@@ -5,8 +5,8 @@ A move's notifications (``your_turn``, ``round_over``, ``league_over``) are buil
 seats with players, the appended ledger rows), and returned unsaved: the move pipeline writes them in
 the move's own statement, so they cost no re-read, and commit or roll back with the move; so are those
 of a season the round ended (``season_over``, :func:`season_over`, from the final table scoring hands
-over). What has effects outside the database waits for the commit: webhook deliveries' tasks and turn
-reminders (:func:`notifications_dispatch`, through ``streams.tasks``) and the wake-ups
+over). What has effects outside the database waits for the commit: webhook deliveries' tasks
+(:func:`notifications_dispatch`, through ``streams.tasks``) and the wake-ups
 (``channels.published_on_commit``; on PostgreSQL ``pg_notify`` runs in the transaction, which
 delivers it at commit).
 
@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Iterable
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
@@ -57,8 +57,8 @@ def _people(game: Game) -> list[tuple[int, Seat]]:
 
 
 def notifications_create(items: list[Notification], *, seats: Iterable[Seat] = ()) -> list[Notification]:
-    """Write notifications in a transaction of their own with their wake-ups; deliveries and reminders
-    follow on commit. ``seats``: loaded seats whose players' webhook flags are known."""
+    """Write notifications in a transaction of their own with their wake-ups; deliveries follow on
+    commit. ``seats``: loaded seats whose players' webhook flags are known."""
     if not items:
         return []
     _notifications_written(items, list(seats))
@@ -75,7 +75,7 @@ def _notifications_written(items: list[Notification], seats: list[Seat]) -> None
 
 def notifications_dispatch(notifications: list[Notification], *, seats: Iterable[Seat] = ()) -> None:
     """After written notifications (in their transaction): one webhook delivery per notification and
-    matching webhook, queued on commit, and the turn reminder of a ``your_turn``.
+    matching webhook, queued on commit.
 
     Webhooks are looked up only for players who may have one: the seats' players carry the
     ``has_webhook`` flag, so the common case (nobody has one) costs no query.
@@ -89,8 +89,6 @@ def notifications_dispatch(notifications: list[Notification], *, seats: Iterable
     rows: list[WebhookDelivery] = []
     now = timezone.now()
     for note in notifications:
-        if note.kind == "your_turn" and note.game is not None:
-            tasks.reminder_schedule_on_commit(note.game)
         body = None
         for hook in hooks:
             if hook.player_id == note.player_id and hook.wants(note.kind):
@@ -238,33 +236,40 @@ def _seat_and_others(seat_id: int) -> tuple[Seat, list[Seat]] | None:
 # --- reminders ----------------------------------------------------------------------------------
 
 
-def reminder_due(game: Game) -> Any:
-    """When the "deadline soon" reminder of the current turn is due, or None (no long clock)."""
-    turn_seconds = float((game.rules or {}).get("turn_seconds") or 0)
-    if game.status != "active" or game.deadline is None or turn_seconds < settings.STREAMS_REMINDER_MIN_SECONDS:
+def reminder_at(*, deadline: datetime | None, turn_seconds: float) -> datetime | None:
+    """When the "deadline soon" reminder of a turn with this deadline is due, or None (no long clock).
+
+    The game row keeps it (``Game.reminder_at``, set with the deadline by the move pipeline), and the
+    clock sweep sends the reminder (:func:`turn_reminder_send`) once it has passed."""
+    if deadline is None or turn_seconds < settings.STREAMS_REMINDER_MIN_SECONDS:
         return None
     share = min(max(float(settings.STREAMS_REMINDER_SHARE), 0.0), 1.0)
-    return game.deadline - timedelta(seconds=turn_seconds * (1.0 - share))
+    return deadline - timedelta(seconds=turn_seconds * (1.0 - share))
 
 
-def turn_reminder_send(*, game_id: int, version: int) -> Notification | None:
-    """Re-checks the world: same turn (version) still open, reminder due, not sent yet."""
-    game = Game.objects.filter(pk=game_id).first()
-    if game is None or game.version != version or game.turn is None:
+@database_retry.written_once_more
+def turn_reminder_send(*, game_id: int) -> Notification | None:
+    """The current turn's ``deadline_soon``, if the world still wants it: the game active, a person on
+    turn, its reminder time passed and the deadline not, and none sent yet for this turn. A turn is
+    told apart by its deadline, not the version: drawing a card moves the version, not the turn.
+    Under the game's row lock, so two sweeps that overlap tell it once."""
+    game = Game.objects.select_for_update().filter(pk=game_id, status="active").first()
+    if game is None or game.turn is None or game.deadline is None:
         return None
-    due = reminder_due(game)
+    due = reminder_at(deadline=game.deadline, turn_seconds=float((game.rules or {}).get("turn_seconds") or 0))
     now = timezone.now()
     if due is None or now < due or now >= game.deadline:
         return None
     seat = next((s for i, s in _people(game) if i == game.turn), None)
     if seat is None:
         return None
-    if Notification.objects.filter(game=game, kind="deadline_soon", data__version=version).exists():
+    deadline = _iso(game.deadline)
+    if Notification.objects.filter(game=game, kind="deadline_soon", data__deadline=deadline).exists():
         return None
     left = max(0, int((game.deadline - now).total_seconds()))
     created = notifications_create([Notification(
         player_id=seat.player_id, kind="deadline_soon", table_id=game.table_id, game=game,
-        data={"game": game.pk, "version": version, "seat": game.turn, "deadline": _iso(game.deadline),
+        data={"game": game.pk, "version": game.version, "seat": game.turn, "deadline": deadline,
               "seconds_left": left})])
     return created[0]
 

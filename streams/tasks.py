@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import functools
 import logging
-from typing import Any
 
 from celery import shared_task
 from django.db import transaction
@@ -27,23 +26,6 @@ def _deliveries_send(delivery_ids: list[int]) -> None:
             webhook_deliver.delay(pk)
         except Exception:  # broker down: webhook_sweep sends it later
             log.warning("streams: could not queue webhook delivery %s", pk, exc_info=True)
-
-
-def reminder_schedule_on_commit(game: Any) -> None:
-    """The "deadline soon" reminder of the game's current turn, sent on commit with its due time."""
-    transaction.on_commit(functools.partial(_reminder_send, game))
-
-
-def _reminder_send(game: Any) -> None:
-    from streams import services
-
-    due = services.reminder_due(game)
-    if due is None:
-        return
-    try:
-        turn_reminder.apply_async((game.pk, game.version), eta=due)
-    except Exception:
-        log.warning("streams: could not schedule the reminder of game %s", game.pk, exc_info=True)
 
 
 @shared_task(ignore_result=True)
@@ -75,10 +57,3 @@ def webhook_sweep() -> int:
     for pk in ids:
         webhook_deliver.delay(pk)
     return len(ids)
-
-
-@shared_task(ignore_result=True)
-def turn_reminder(game_id: int, version: int) -> bool:
-    from streams import services
-
-    return services.turn_reminder_send(game_id=game_id, version=version) is not None

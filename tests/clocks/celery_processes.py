@@ -66,7 +66,7 @@ class CeleryProcesses:
     def stop_all(self) -> None:
         for name in list(self.procs):
             self.stop(name)
-        try:  # leftover (stale) clock tasks of this private queue
+        try:  # leftover tasks (sweep ticks, retries) of this private queue
             import redis
 
             redis.Redis.from_url(settings.CELERY_BROKER_URL).delete(self.queue)

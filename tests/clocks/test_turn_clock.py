@@ -1,5 +1,5 @@
-"""The turn clock with a controlled clock (time-machine): a timeout acts only on the turn it was
-set for, once, never early; the sweep and the request path are backstops for lost tasks."""
+"""The turn clock with a controlled clock (time-machine): the game row holds it, the sweep and the
+request path resolve a passed deadline once, never early, and a move sends nothing to the broker."""
 
 from __future__ import annotations
 
@@ -8,13 +8,15 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
-from django.db import connection, transaction
+from celery import Celery
+from celery.app.task import Task
+from django.db import connection
 
 from games import engine
 from games.ledger import ledger_verify
 from games.models import Game, Move
 from games.selectors import game_view
-from play import clocks, services, tasks
+from play import clocks, services
 from tests.clocks.clock_helpers import clock_moves, fresh, person_moves, round_with_people, seat_of_turn
 from tests.games.api_helpers import setup_for
 
@@ -31,11 +33,11 @@ def clock(time_machine: Any) -> Any:
 
 
 @pytest.fixture
-def sent(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, dict[str, Any]]]:
-    """Record the clock tasks sent to the broker instead of sending them."""
-    calls: list[tuple[str, dict[str, Any]]] = []
-    for task in (tasks.turn_expire_task, tasks.hermann_expire_task):
-        monkeypatch.setattr(task, "apply_async", lambda *a, _name=task.name, **kw: calls.append((_name, kw)))
+def sent(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, Any]]:
+    """Every Celery message this process would publish (any task, any way), recorded instead."""
+    calls: list[tuple[str, Any]] = []
+    monkeypatch.setattr(Task, "apply_async", lambda self, *a, **kw: calls.append((self.name, kw)))
+    monkeypatch.setattr(Celery, "send_task", lambda self, name, *a, **kw: calls.append((name, kw)))
     return calls
 
 
@@ -48,7 +50,8 @@ def test_the_game_row_holds_the_deadline_of_the_turn(clock: Any) -> None:
 def test_an_early_timeout_does_nothing(clock: Any) -> None:
     game, _ = round_with_people(options={"turn_seconds": 30})
     clock.shift(29)
-    assert clocks.turn_expire(game_id=game.pk, version=game.version) == clocks.EARLY
+    assert clocks.deadlines_sweep() == 0
+    assert clocks.clocks_resolve_due(game_id=game.pk) == 0
     assert fresh(game).version == game.version
     assert clock_moves(game) == []
 
@@ -57,7 +60,7 @@ def test_a_timeout_resolves_the_turn_and_the_ledger_records_the_clock(clock: Any
     game, _ = round_with_people(options={"turn_seconds": 30, "timeout_policy": "penalty"})
     stalled = game.turn
     clock.shift(30)
-    assert clocks.turn_expire(game_id=game.pk, version=game.version) == clocks.APPLIED
+    assert clocks.deadlines_sweep() == 1
     (move,) = clock_moves(game)
     assert (move.actor, move.seat, move.action) == ("clock", stalled, {"type": "timeout"})
     game = fresh(game)
@@ -66,22 +69,22 @@ def test_a_timeout_resolves_the_turn_and_the_ledger_records_the_clock(clock: Any
     assert ledger_verify(game) == []
 
 
-def test_a_stale_timeout_does_nothing(clock: Any) -> None:
+def test_a_move_in_time_restarts_the_clock_and_the_old_deadline_does_nothing(clock: Any) -> None:
     game, players = round_with_people(options={"turn_seconds": 30})
-    set_for = game.version
     clock.shift(10)
-    game = person_moves(game, players)  # the player moved in time: the old task is stale
+    game = person_moves(game, players)  # the player moved in time: the next turn has its own deadline
+    assert game.deadline == T0 + timedelta(seconds=40)
     clock.shift(25)  # past the first deadline, not the new one
-    assert clocks.turn_expire(game_id=game.pk, version=set_for) == clocks.STALE
+    assert clocks.deadlines_sweep() == 0
     assert clock_moves(game) == []
     assert fresh(game).version == game.version
 
 
-def test_a_duplicate_timeout_applies_once(clock: Any) -> None:
+def test_a_timeout_found_by_the_sweep_and_by_requests_applies_once(clock: Any) -> None:
     game, _ = round_with_people(options={"turn_seconds": 30})
     clock.shift(31)
-    outcomes = [clocks.turn_expire(game_id=game.pk, version=game.version) for _ in range(3)]
-    assert outcomes == [clocks.APPLIED, clocks.STALE, clocks.STALE]
+    outcomes = [clocks.deadlines_sweep(), clocks.clocks_resolve_due(game_id=game.pk), clocks.deadlines_sweep()]
+    assert outcomes == [1, 0, 0]
     assert len(clock_moves(game)) == 1
 
 
@@ -89,8 +92,9 @@ def test_a_timeout_of_a_finished_or_missing_game_does_nothing(clock: Any) -> Non
     game, _ = round_with_people(options={"turn_seconds": 30})
     Game.objects.filter(pk=game.pk).update(status="finished")
     clock.shift(31)
-    assert clocks.turn_expire(game_id=game.pk, version=game.version) == clocks.FINISHED
-    assert clocks.turn_expire(game_id=10**9, version=0) == clocks.MISSING
+    assert clocks.clocks_resolve_due(game_id=game.pk) == 0
+    assert clocks.clocks_resolve_due(game_id=10**9) == 0
+    assert clocks.deadlines_sweep() == 0
     assert clock_moves(game) == []
 
 
@@ -119,7 +123,7 @@ def test_the_tables_policy_resolves_the_stalled_turn(clock: Any, policy: str, ex
     stalled = game.turn
     hand_before = len(game.state["hands"][stalled])
     clock.shift(5)
-    assert clocks.turn_expire(game_id=game.pk, version=game.version) == clocks.APPLIED
+    assert clocks.deadlines_sweep() == 1
     (move,) = clock_moves(game)
     assert move.events[0] == {"type": "timeout", "seat": stalled, "policy": policy}
     assert expect(move.events, stalled), move.events
@@ -156,10 +160,10 @@ def test_the_hermann_race_closes_after_hermann_seconds(clock: Any) -> None:
     game = house_round_with_hermann_race()
     assert game.hermann_deadline == T0 + timedelta(seconds=10)
     clock.shift(9)
-    assert clocks.hermann_expire(game_id=game.pk, version=game.version) == clocks.EARLY
+    assert clocks.deadlines_sweep() == 0
     clock.shift(1)
-    assert clocks.hermann_expire(game_id=game.pk, version=game.version) == clocks.APPLIED
-    assert clocks.hermann_expire(game_id=game.pk, version=game.version) == clocks.STALE
+    assert clocks.deadlines_sweep() == 1
+    assert clocks.deadlines_sweep() == 0
     (move,) = clock_moves(game)
     assert move.action == {"type": "hermann_timeout"}
     assert move.events[0] == {"type": "hermann_closed", "losers": [1, 2]}
@@ -168,14 +172,14 @@ def test_the_hermann_race_closes_after_hermann_seconds(clock: Any) -> None:
     assert ledger_verify(game) == []
 
 
-def test_the_sweep_closes_a_hermann_race_whose_task_was_lost(clock: Any) -> None:
+def test_a_request_closes_a_passed_hermann_race(clock: Any) -> None:
     game = house_round_with_hermann_race()
     clock.shift(10)
-    assert clocks.deadlines_sweep() == 1
+    assert clocks.clocks_resolve_due(game_id=game.pk) == 1
     assert [m.action["type"] for m in clock_moves(game)] == ["hermann_timeout"]
 
 
-def test_the_sweep_recovers_a_deadline_whose_task_was_lost(clock: Any) -> None:
+def test_the_sweep_resolves_every_passed_deadline_and_leaves_the_others(clock: Any) -> None:
     games = [round_with_people(options={"turn_seconds": 30})[0] for _ in range(3)]
     later, _ = round_with_people(options={"turn_seconds": 300})
     clock.shift(31)
@@ -185,40 +189,37 @@ def test_the_sweep_recovers_a_deadline_whose_task_was_lost(clock: Any) -> None:
     assert clocks.deadlines_sweep() == 0, "nothing twice"
 
 
-def test_a_committed_move_sends_its_timeout_with_game_id_version_and_deadline(
+def test_a_move_and_a_round_start_send_nothing_to_the_broker(
     clock: Any, sent: list, django_capture_on_commit_callbacks: Any
 ) -> None:
-    game, _ = round_with_people(options={"turn_seconds": 30})
-    clock.shift(3)
+    """A table of persons with a turn clock: the deadline is the game row's, the sweep resolves it."""
     with django_capture_on_commit_callbacks(execute=True):
+        game, players = round_with_people(options={"turn_seconds": 120})
+    clock.shift(3)
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
         services.move_submit(game_id=game.pk, actor="player", player=seat_of_turn(game).player,
                              action=engine.legal_actions(game.engine_state(), game.turn)[0])
+        person_moves(game, players)
+    assert callbacks, "the moves' on-commit work (notifications, wake-ups) ran"
     game = fresh(game)
-    assert game.deadline == T0 + timedelta(seconds=33)
-    assert sent == [("games.turn_expire", {"kwargs": {"game_id": game.pk, "version": game.version},
-                                           "eta": game.deadline, "queue": "celery"})]
+    assert game.version >= 2 and game.deadline is not None and game.reminder_at is not None
+    assert sent == []
 
 
-def test_a_move_that_rolls_back_publishes_no_task(
+def test_a_round_in_a_house_race_sends_nothing_to_the_broker(
     clock: Any, sent: list, django_capture_on_commit_callbacks: Any
 ) -> None:
-    game, players = round_with_people(options={"turn_seconds": 30})
     with django_capture_on_commit_callbacks(execute=True):
-        with pytest.raises(RuntimeError), transaction.atomic():
-            person_moves(game, players)
-            raise RuntimeError("the request failed after the move")
+        game = house_round_with_hermann_race()
+    assert game.hermann_deadline is not None
     assert sent == []
-    assert fresh(game).version == game.version
 
 
-def test_a_long_deadline_is_left_to_the_sweep_not_to_a_broker_eta(
-    clock: Any, sent: list, django_capture_on_commit_callbacks: Any, settings: Any
-) -> None:
-    settings.MAUMAU_CLOCK_ETA_MAX_SECONDS = 3600
-    with django_capture_on_commit_callbacks(execute=True):
-        game, _ = round_with_people(options={"turn_seconds": 2 * 86400})  # correspondence play
-    assert sent == []
-    clock.shift(2 * 86400)
+def test_a_long_deadline_is_the_sweeps_like_any_other(clock: Any) -> None:
+    game, _ = round_with_people(options={"turn_seconds": 2 * 86400})  # correspondence play
+    clock.shift(2 * 86400 - 1)
+    assert clocks.deadlines_sweep() == 0
+    clock.shift(1)
     assert clocks.deadlines_sweep() == 1
     assert len(clock_moves(game)) == 1
 
@@ -252,7 +253,7 @@ def test_a_seat_that_times_out_three_turns_in_a_row_is_taken_over_by_a_bot(clock
     sleeper_seat = game.turn
     for round_trip in range(3):
         clock.shift(10)
-        assert clocks.turn_expire(game_id=game.pk, version=fresh(game).version) == clocks.APPLIED
+        assert clocks.deadlines_sweep() == 1
         sleeper.refresh_from_db()
         assert sleeper.consecutive_timeouts == round_trip + 1
         game = fresh(game)
@@ -277,7 +278,7 @@ def test_an_own_move_breaks_the_timeout_streak(clock: Any) -> None:
             game = person_moves(game, players)
         else:
             clock.shift(10)
-            assert clocks.turn_expire(game_id=game.pk, version=fresh(game).version) == clocks.APPLIED
+            assert clocks.deadlines_sweep() == 1
         game = person_moves(fresh(game), players)  # the other person plays in time
     sleeper.refresh_from_db()
     assert (sleeper.consecutive_timeouts, sleeper.bot_controlled) == (1, False)
@@ -285,18 +286,18 @@ def test_an_own_move_breaks_the_timeout_streak(clock: Any) -> None:
 
 @pytest.mark.postgres_only
 @pytest.mark.django_db(transaction=True)
-def test_two_workers_racing_on_one_timeout_apply_it_once() -> None:
+def test_two_sweeps_racing_on_one_timeout_apply_it_once() -> None:
     if connection.vendor != "postgresql":
         pytest.skip("needs PostgreSQL row locks and real concurrent connections")
     game, _ = round_with_people(options={"turn_seconds": 1})
     Game.objects.filter(pk=game.pk).update(deadline=game.deadline - timedelta(seconds=5))
     barrier = threading.Barrier(4)
-    outcomes: list[str] = []
+    outcomes: list[int] = []
 
     def worker() -> None:
         try:
             barrier.wait()
-            outcomes.append(clocks.turn_expire(game_id=game.pk, version=game.version))
+            outcomes.append(clocks.deadlines_sweep())
         finally:
             connection.close()
 
@@ -305,7 +306,7 @@ def test_two_workers_racing_on_one_timeout_apply_it_once() -> None:
         thread.start()
     for thread in threads:
         thread.join()
-    assert sorted(outcomes) == [clocks.APPLIED] + [clocks.STALE] * 3
+    assert sorted(outcomes) == [0, 0, 0, 1]
     assert len(clock_moves(game)) == 1
 
 
@@ -326,7 +327,7 @@ def test_a_person_a_bot_stood_in_for_takes_the_seat_back_by_joining(clock: Any) 
     sleeper = seat_of_turn(game)
     for round_trip in range(3):
         clock.shift(10)
-        assert clocks.turn_expire(game_id=game.pk, version=fresh(game).version) == clocks.APPLIED
+        assert clocks.deadlines_sweep() == 1
         if round_trip < 2:
             game = person_moves(fresh(game), players)
     sleeper.refresh_from_db()

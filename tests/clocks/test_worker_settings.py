@@ -6,11 +6,21 @@ from django.conf import settings
 
 from maumau.celery import app
 from play import tasks
+from streams import tasks as stream_tasks
+from streams import webhooks
 
 
-def test_expiry_tasks_acknowledge_late_and_the_sweep_does_not() -> None:
-    assert tasks.turn_expire_task.acks_late and tasks.hermann_expire_task.acks_late
+def test_the_bots_task_acknowledges_late_and_the_sweep_does_not() -> None:
+    assert tasks.bot_move_task.acks_late
     assert not tasks.deadlines_sweep_task.acks_late
+
+
+def test_no_clock_task_is_left_to_the_broker() -> None:
+    """The clocks are the game rows: the only clock task is the beat's sweep."""
+    assert stream_tasks.webhook_deliver.name in app.tasks  # the apps' tasks are registered ...
+    names = {name for name in app.tasks if name.startswith(("games.", "streams."))}
+    assert names == {"games.bot_move", "games.deadlines_sweep", "games.idempotency_purge",
+                     "streams.tasks.webhook_deliver", "streams.tasks.webhook_sweep"}  # ... and no clock's
 
 
 def test_a_worker_reserves_one_task_per_process_and_tasks_have_time_limits() -> None:
@@ -18,13 +28,13 @@ def test_a_worker_reserves_one_task_per_process_and_tasks_have_time_limits() -> 
     assert 0 < app.conf.task_soft_time_limit < app.conf.task_time_limit
 
 
-def test_redis_never_redelivers_a_waiting_eta_task_before_its_time() -> None:
-    """A broker ETA is capped below the visibility timeout (longer deadlines go to the sweep)."""
+def test_redis_never_redelivers_a_waiting_webhook_retry_before_its_time() -> None:
+    """The one ETA the product sends, a webhook retry, waits less than the visibility timeout."""
     visibility = settings.CELERY_BROKER_TRANSPORT_OPTIONS.get("visibility_timeout")
     if settings.CELERY_BROKER_URL.startswith("redis"):
         assert visibility is not None
     if visibility is not None:
-        assert settings.MAUMAU_CLOCK_ETA_MAX_SECONDS < visibility
+        assert webhooks.backoff_seconds(settings.WEBHOOK_MAX_ATTEMPTS) < visibility
 
 
 def test_beat_runs_the_sweep_every_period_and_drops_ticks_that_waited_longer() -> None:

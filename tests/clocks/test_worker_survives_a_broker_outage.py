@@ -1,14 +1,15 @@
-"""Integration: a worker that holds a round's clock task while Redis goes away stays up, and once
-Redis is back the clock still resolves the turn.
+"""Integration: a worker that holds an ETA task while Redis goes away stays up, and once Redis is
+back the sweep still resolves the round's passed deadline.
 
 Celery 5.7.0's worker died here ("Unrecoverable error: AttributeError ... 'hostname'"): after a lost
 connection it closed the connection once more, and the channel's unacknowledged messages (every
-reserved ETA clock task is one) were restored through a transport it had already let go. Every
-broker blip ended the worker while rounds were being played.
+reserved ETA task is one) were restored through a transport it had already let go. The clocks send
+no ETA task any more (they are the game rows), but a webhook delivery's retry waits in the broker
+with its backoff as an ETA: the pin on 5.6.3 is still what keeps a worker alive through a blip.
 
 The worker and beat run on a Redis of the test's own (the outage must not touch the shared one);
-the test process sends the clock task there by hand, as a move would. PostgreSQL + Redis only, as
-the other worker tests.
+the test process sends the retry there by hand, as a failed attempt would. PostgreSQL + Redis only,
+as the other worker tests.
 """
 
 from __future__ import annotations
@@ -16,14 +17,15 @@ from __future__ import annotations
 import tempfile
 import time
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
-from typing import Any
 
 import pytest
+from django.utils import timezone
 
 from bench import harness
 from maumau.celery import app
-from play.tasks import turn_expire_task
+from streams.tasks import webhook_deliver
 from tests.clocks.celery_processes import CeleryProcesses, integration_skip_reason
 from tests.clocks.clock_helpers import clock_moves, round_with_people
 
@@ -48,27 +50,26 @@ def broker(django_db_setup: None) -> Iterator[harness.RedisServer]:
 
 
 @pytest.fixture
-def celery(broker: harness.RedisServer, settings: Any) -> Iterator[CeleryProcesses]:
+def celery(broker: harness.RedisServer) -> Iterator[CeleryProcesses]:
     processes = CeleryProcesses(sweep_seconds=1.0)
     processes.env.update(CELERY_BROKER_URL=broker.url(0), CACHE_URL=broker.url(1))
-    settings.MAUMAU_CLOCK_QUEUE = processes.queue
     try:
         yield processes
     finally:
         processes.stop_all()
 
 
-def test_a_worker_holding_a_clock_task_outlives_a_broker_outage_and_the_turn_is_resolved(
+def test_a_worker_holding_an_eta_task_outlives_a_broker_outage_and_the_turn_is_resolved(
     broker: harness.RedisServer, celery: CeleryProcesses
 ) -> None:
     celery.start_worker()
     celery.start_beat()
     game, _players = round_with_people("classic", options={"turn_seconds": TURN_SECONDS, "timeout_policy": "skip"})
-    with app.connection_for_write(broker.url(0)) as connection:
-        turn_expire_task.apply_async(kwargs={"game_id": game.pk, "version": game.version}, eta=game.deadline,
-                                     queue=celery.queue, connection=connection)
+    with app.connection_for_write(broker.url(0)) as connection:  # a webhook retry, due after the outage
+        webhook_deliver.apply_async((10**9,), eta=timezone.now() + timedelta(seconds=TURN_SECONDS),
+                                    queue=celery.queue, connection=connection)
     worker = celery.procs["worker"]
-    worker.wait_for_output("games.turn_expire[", timeout=10)  # reserved: an unacknowledged ETA message
+    worker.wait_for_output("streams.tasks.webhook_deliver[", timeout=10)  # reserved: an unacknowledged ETA message
 
     broker.stop()
     time.sleep(OUTAGE_SECONDS)

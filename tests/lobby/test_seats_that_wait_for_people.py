@@ -27,7 +27,7 @@ def clock(time_machine: Any) -> Any:
 
 def _time_out_turn(clock: Any, game: Any) -> Any:
     clock.shift(10)
-    assert clocks.turn_expire(game_id=game.pk, version=fresh(game).version) == clocks.APPLIED
+    assert clocks.clocks_resolve_due(game_id=game.pk) == 1
     return fresh(game)
 
 

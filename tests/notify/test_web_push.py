@@ -176,7 +176,7 @@ def test_deadline_soon_is_pushed_before_a_long_clock_runs_out(
     import time_machine
 
     from games.models import Game
-    from streams import services as stream_services
+    from play import clocks
     from tests.streams.streams_helpers import rigged_setup
 
     ada, bo = make_player("Ada"), make_player("Bo")
@@ -190,7 +190,7 @@ def test_deadline_soon_is_pushed_before_a_long_clock_runs_out(
     game = Game.objects.get(pk=gid)
     with time_machine.travel(game.deadline - dt.timedelta(minutes=10), tick=True):
         with django_capture_on_commit_callbacks(execute=True):
-            assert stream_services.turn_reminder_send(game_id=gid, version=game.version) is not None
+            clocks.deadlines_sweep()  # the beat's sweep sends the turn's reminder
     kinds = [r.payload["kind"] for r in push_service.for_("bo")]
     assert kinds == ["your_turn", "deadline_soon"]
     soon = push_service.for_("bo")[1].payload

@@ -90,7 +90,7 @@ def taken_over_after_timeouts(clock: Any, monkeypatch: Any) -> tuple[Game, list[
             return game, players, sleeper
         if game.positions[game.turn] == sleeper.position:
             clock.shift(11)
-            assert clocks.turn_expire(game_id=game.pk, version=fresh(game).version) == clocks.APPLIED
+            assert clocks.clocks_resolve_due(game_id=game.pk) == 1
             game = fresh(game)
         else:
             game = awake_plays(game, awake, drawing=True)

@@ -41,8 +41,8 @@ def test_the_clock_sweeps_routine_lines_are_not_logged(caplog: pytest.LogCapture
 def test_lines_about_other_tasks_are_logged(caplog: pytest.LogCaptureFixture, logger_name: str, message: str,
                                             first: str | None) -> None:
     with caplog.at_level(logging.INFO):
-        log(logger_name, logging.INFO, message, first, "games.turn_expire")
-    assert [r.getMessage() for r in caplog.records if "games.turn_expire" in r.getMessage()]
+        log(logger_name, logging.INFO, message, first, "games.bot_move")
+    assert [r.getMessage() for r in caplog.records if "games.bot_move" in r.getMessage()]
 
 
 def test_the_sweeps_errors_are_logged(caplog: pytest.LogCaptureFixture) -> None:
