@@ -316,7 +316,7 @@ CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TIMEZONE = "UTC"
 CELERY_BEAT_SCHEDULE: dict[str, Any] = {
-    "webhook-sweep": {"task": "streams.tasks.webhook_sweep", "schedule": 60.0},
+    "webhook-sweep": {"task": "streams.webhook_sweep", "schedule": 60.0},
     "idempotency-purge": {"task": "games.idempotency_purge", "schedule": 3600.0},
 }
 # Stored answers of Idempotency-Keys are kept this long, then purged hourly.
@@ -331,15 +331,27 @@ MAUMAU_RATED_ROUNDS_TOGETHER_PER_DAY = int(os.environ.get("MAUMAU_RATED_ROUNDS_T
 MAUMAU_LEADERBOARD_MIN_ROUNDS = int(os.environ.get("MAUMAU_LEADERBOARD_MIN_ROUNDS", "10"))
 # Turn clocks (play/clocks.py): the period of the sweep that resolves passed deadlines and sends due
 # reminders (a timeout nobody at the table acts on comes up to this late), timeouts in a row before a
-# bot takes a seat over, the queue of the sweep, its batch per run.
+# bot takes a seat over, the sweep's batch (it repeats batches until nothing is due) and the time one
+# run may take before it leaves the rest to the next tick, and how long a tick may wait in the queue
+# before it is dropped (a late tick still runs: a running sweep makes it a no-op).
 MAUMAU_CLOCK_SWEEP_SECONDS = float(os.environ.get("MAUMAU_CLOCK_SWEEP_SECONDS", "1"))
 MAUMAU_CLOCK_TAKEOVER_TIMEOUTS = int(os.environ.get("MAUMAU_CLOCK_TAKEOVER_TIMEOUTS", "3"))
-MAUMAU_CLOCK_QUEUE = os.environ.get("MAUMAU_CLOCK_QUEUE", "celery")
-MAUMAU_CLOCK_SWEEP_BATCH = int(os.environ.get("MAUMAU_CLOCK_SWEEP_BATCH", "500"))
-# The strong bot thinks in a Celery task (games/bots.py): on this queue, for this long per move
+MAUMAU_CLOCK_SWEEP_BATCH = int(os.environ.get("MAUMAU_CLOCK_SWEEP_BATCH", "200"))
+MAUMAU_CLOCK_SWEEP_BUDGET_SECONDS = env_float("MAUMAU_CLOCK_SWEEP_BUDGET_SECONDS", 20.0)
+MAUMAU_CLOCK_TICK_EXPIRES_SECONDS = env_float("MAUMAU_CLOCK_TICK_EXPIRES_SECONDS", 60.0)
+# The worker's queues (maumau/celery.py routes every task by name; the Procfile runs one worker per
+# queue): the sweeps, the strong bot's moves, the deliveries (webhooks, push, mail). Nothing a player
+# sends lands on the clocks' queue.
+MAUMAU_CLOCK_QUEUE = os.environ.get("MAUMAU_CLOCK_QUEUE", "clocks")
+MAUMAU_BOT_QUEUE = os.environ.get("MAUMAU_BOT_QUEUE", "bots")
+MAUMAU_DELIVERY_QUEUE = os.environ.get("MAUMAU_DELIVERY_QUEUE", "deliveries")
+if not 0 < MAUMAU_CLOCK_SWEEP_BUDGET_SECONDS or MAUMAU_CLOCK_SWEEP_BATCH < 1:
+    from django.core.exceptions import ImproperlyConfigured
+
+    raise ImproperlyConfigured("MAUMAU_CLOCK_SWEEP_BUDGET_SECONDS must be above 0, MAUMAU_CLOCK_SWEEP_BATCH 1 or more")
+# The strong bot thinks in a Celery task (games/bots.py), for this long per move
 # (milliseconds; the clock is read by the service and passed to the pure engine), and for at most
 # this many playouts (0: the time alone decides; a number makes every decision replay exactly).
-MAUMAU_BOT_QUEUE = os.environ.get("MAUMAU_BOT_QUEUE", "celery")
 MAUMAU_STRONG_BOT_MS = int(os.environ.get("MAUMAU_STRONG_BOT_MS", "200"))
 MAUMAU_STRONG_BOT_PLAYOUTS = int(os.environ.get("MAUMAU_STRONG_BOT_PLAYOUTS", "0"))
 
@@ -348,7 +360,7 @@ MAUMAU_STRONG_BOT_PLAYOUTS = int(os.environ.get("MAUMAU_STRONG_BOT_PLAYOUTS", "0
 # request id (X-Request-ID, returned to the client and carried by the request's Celery tasks). The clock
 # sweep runs every MAUMAU_CLOCK_SWEEP_SECONDS and the webhook sweep every minute: their routine INFO lines
 # (beat sending, worker receiving and finishing) are dropped, their errors kept.
-ROUTINE_TASKS = ["games.deadlines_sweep", "streams.tasks.webhook_sweep", "lobby.sweep"]
+ROUTINE_TASKS = ["games.deadlines_sweep", "streams.webhook_sweep", "lobby.sweep"]
 LOGGING = observability.logging_config(
     level=os.environ.get("LOG_LEVEL", "WARNING"),
     json_format=os.environ.get("LOG_FORMAT", "text").strip().lower() == "json",

@@ -15,7 +15,8 @@ Whichever comes first wins; the other finds nothing due:
    before it judges the action: a game never looks stuck, and a late move comes after the timeout it
    missed.
 
-The decision: a passed deadline is resolved within one sweep period, or at once when anyone at the
+The decision: a passed deadline is resolved within one sweep period (the sweep has a queue and a
+worker of its own, maumau/celery.py, so no delivery backlog delays it), or at once when anyone at the
 table acts or looks; a table where nobody does sees its timeout up to one period late. In exchange a
 move publishes nothing, and no clock waits in the broker as an ETA message (no visibility timeout or
 consumer timeout to outlast, nothing a dying worker takes with it).
@@ -24,6 +25,7 @@ consumer timeout to outlast, nothing a dying worker takes with it).
 from __future__ import annotations
 
 import logging
+import time
 from datetime import datetime
 
 from django.conf import settings
@@ -31,6 +33,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from games.models import Game
+from maumau import locks
 from maumau.errors import ConflictError, NotFoundError
 from play import services
 from streams import services as stream_services
@@ -55,44 +58,78 @@ def deadline_passed(game: Game, now: datetime | None = None) -> bool:
 
 
 def deadlines_sweep(*, now: datetime | None = None) -> int:
-    """The turns' clocks, one batch each per run: resolve every passed deadline (oldest first), then
-    send the due reminders; returns how many timeouts.
+    """The turns' clocks: resolve every passed deadline (oldest first, in batches, until none is due),
+    then send the due reminders the same way; returns how many timeouts.
 
-    Uses the (status, deadline) index and the partial ones on ``hermann_deadline`` and ``reminder_at``;
-    the batch bound keeps one run short, the next tick takes the rest. Safe to run twice at once: each
-    game is resolved under its row lock and a reminder is sent once per turn. Logs only when it
-    resolved something.
+    One sweep at a time (:func:`maumau.locks.lock_try`, never waited for): a tick that finds another
+    sweep at work returns at once, so late ticks piled up in the queue cost a query each. A run stops
+    after ``MAUMAU_CLOCK_SWEEP_BUDGET_SECONDS`` and the next tick goes on where it stopped. Each batch
+    reads the time afresh, so deadlines that pass while a long sweep runs are its too. Uses the
+    (status, deadline) index and the partial ones on ``hermann_deadline`` and ``reminder_at``. Each
+    game is resolved under its row lock and a reminder is sent once per turn, so a request resolving
+    the same game meanwhile is harmless. Logs only when it resolved something. ``now`` (tests) fixes
+    the time instead.
     """
-    now = now or timezone.now()
-    due = (Game.objects.filter(status="active")
-           .filter(Q(deadline__lte=now) | Q(hermann_deadline__lte=now))
-           .order_by("deadline").values_list("pk", flat=True)[: settings.MAUMAU_CLOCK_SWEEP_BATCH])
-    applied = 0
-    for game_id in list(due):
-        try:
-            applied += clocks_resolve_due(game_id=game_id)
-        except Exception:  # one broken game must not stop the others; it is logged and retried
-            logger.exception("the sweep could not resolve game %s", game_id)
+    with locks.lock_try("clocks-sweep") as held:
+        if not held:
+            return 0
+        stop = time.monotonic() + settings.MAUMAU_CLOCK_SWEEP_BUDGET_SECONDS
+        applied = timeouts_resolve(now=now, stop=stop)
+        reminders_send(now=now, stop=stop)
     if applied:
         logger.info("the sweep resolved %s passed deadlines", applied)
-    reminders_send(now=now)
     return applied
 
 
-def reminders_send(*, now: datetime) -> int:
-    """Send the reminders due by ``now`` (one batch), then clear their ``reminder_at``; returns how many
-    were sent. The clearing names the time too, so a reminder a concurrent move set for a new turn
-    survives; one that failed stays for the next tick (a passed deadline ends its retries)."""
-    due = list(Game.objects.filter(status="active", reminder_at__lte=now).order_by("reminder_at")
-               .values_list("pk", flat=True)[: settings.MAUMAU_CLOCK_SWEEP_BATCH])
-    done, sent = [], 0
-    for game_id in due:
-        try:
-            sent += stream_services.turn_reminder_send(game_id=game_id) is not None
-        except Exception:  # as above: logged, and tried again on the next tick
-            logger.exception("the sweep could not send the reminder of game %s", game_id)
-            continue
-        done.append(game_id)
-    if done:
-        Game.objects.filter(pk__in=done, reminder_at__lte=now).update(reminder_at=None)
+def timeouts_resolve(*, now: datetime | None, stop: float) -> int:
+    """Batches of passed deadlines until none is due or the time is up; returns how many timeouts. A
+    game that fails (logged) or that nothing could be resolved for is left to the next tick."""
+    applied, skipped = 0, set()
+    while time.monotonic() < stop:
+        due = list(Game.objects.filter(status="active")
+                   .filter(Q(deadline__lte=now or timezone.now()) | Q(hermann_deadline__lte=now or timezone.now()))
+                   .exclude(pk__in=skipped).order_by("deadline")
+                   .values_list("pk", flat=True)[: settings.MAUMAU_CLOCK_SWEEP_BATCH])
+        if not due:
+            break
+        for game_id in due:
+            if time.monotonic() >= stop:
+                break
+            try:
+                resolved = clocks_resolve_due(game_id=game_id)
+            except Exception:  # one broken game must not stop the others; it is logged and retried
+                logger.exception("the sweep could not resolve game %s", game_id)
+                resolved = 0
+            if not resolved:
+                skipped.add(game_id)
+            applied += resolved
+    return applied
+
+
+def reminders_send(*, now: datetime | None = None, stop: float | None = None) -> int:
+    """Send the reminders due (by ``now``, default the time of each batch), in batches until none is due
+    or ``stop`` (monotonic) comes, clearing their ``reminder_at``; returns how many were sent. The
+    clearing names the time too, so a reminder a concurrent move set for a new turn survives; one that
+    failed stays for the next tick (a passed deadline ends its retries)."""
+    stop = stop if stop is not None else time.monotonic() + settings.MAUMAU_CLOCK_SWEEP_BUDGET_SECONDS
+    sent, failed = 0, set()
+    while time.monotonic() < stop:
+        upto = now or timezone.now()
+        due = list(Game.objects.filter(status="active", reminder_at__lte=upto).exclude(pk__in=failed)
+                   .order_by("reminder_at").values_list("pk", flat=True)[: settings.MAUMAU_CLOCK_SWEEP_BATCH])
+        if not due:
+            break
+        done = []
+        for game_id in due:
+            if time.monotonic() >= stop:
+                break
+            try:
+                sent += stream_services.turn_reminder_send(game_id=game_id) is not None
+            except Exception:  # as above: logged, and tried again on the next tick
+                logger.exception("the sweep could not send the reminder of game %s", game_id)
+                failed.add(game_id)
+                continue
+            done.append(game_id)
+        if done:
+            Game.objects.filter(pk__in=done, reminder_at__lte=upto).update(reminder_at=None)
     return sent

@@ -7,8 +7,8 @@ A move sends nothing for its clocks: the game row holds them and the beat sweep 
 acknowledges late: a worker that dies (kill -9, lost connection) leaves the message to be delivered
 again instead of losing it. A pool child killed by the time limit is not redelivered
 (``reject_on_worker_lost`` stays off: no message loops); the turn clock ends that turn. The sweep
-needs no redelivery (the next tick runs anyway), and it expires after one period so a backlog of
-ticks collapses into one.
+needs no redelivery (the next tick runs anyway); a tick that waited runs late rather than not at all,
+and ticks that piled up find the sweep lock taken or nothing due (``play.clocks``).
 """
 
 from __future__ import annotations
@@ -39,8 +39,7 @@ def _bot_move_send(game: Any) -> None:
     if game.status != "active":
         return
     try:
-        bot_move_task.apply_async(kwargs={"game_id": game.pk, "version": game.version},
-                                  queue=settings.MAUMAU_BOT_QUEUE)
+        bot_move_task.apply_async(kwargs={"game_id": game.pk, "version": game.version})  # queue: maumau.celery
     except Exception:  # the move is committed: the turn clock ends a turn the bot never took
         logger.exception("could not send the bot's move for game %s v%s", game.pk, game.version)
 

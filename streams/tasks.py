@@ -28,7 +28,7 @@ def _deliveries_send(delivery_ids: list[int]) -> None:
             log.warning("streams: could not queue webhook delivery %s", pk, exc_info=True)
 
 
-@shared_task(ignore_result=True)
+@shared_task(name="streams.webhook_deliver", ignore_result=True)
 def webhook_deliver(delivery_id: int) -> str | None:
     """One attempt; a failed attempt queues the next one after its backoff."""
     from streams import webhooks
@@ -41,7 +41,7 @@ def webhook_deliver(delivery_id: int) -> str | None:
     return delivery.status
 
 
-@shared_task(ignore_result=True)
+@shared_task(name="streams.webhook_sweep", ignore_result=True)
 def webhook_sweep() -> int:
     """Backstop for lost queue messages and dead workers: (re)queue deliveries whose time is well
     past, or whose lease ran out (the worker that claimed it died)."""

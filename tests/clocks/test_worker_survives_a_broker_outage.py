@@ -69,7 +69,7 @@ def test_a_worker_holding_an_eta_task_outlives_a_broker_outage_and_the_turn_is_r
         webhook_deliver.apply_async((10**9,), eta=timezone.now() + timedelta(seconds=TURN_SECONDS),
                                     queue=celery.queue, connection=connection)
     worker = celery.procs["worker"]
-    worker.wait_for_output("streams.tasks.webhook_deliver[", timeout=10)  # reserved: an unacknowledged ETA message
+    worker.wait_for_output("streams.webhook_deliver[", timeout=10)  # reserved: an unacknowledged ETA message
 
     broker.stop()
     time.sleep(OUTAGE_SECONDS)

@@ -120,7 +120,7 @@ def test_tasks_sent_by_a_request_carry_its_id_to_the_worker_log(caplog: pytest.L
     token = observability.current_request_id.set("req-7")
     try:
         with Connection("memory://") as broker:
-            celery_app.send_task("streams.tasks.webhook_sweep", connection=broker, queue="ops-test")
+            celery_app.send_task("streams.webhook_sweep", connection=broker, queue="ops-test")
             message = broker.SimpleQueue("ops-test").get(timeout=2)
             headers = message.headers
             message.ack()
