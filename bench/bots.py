@@ -264,7 +264,8 @@ def latency(moves: int, service_ms: int, database_url: str, broker_url: str, por
 
     queue = f"bench-bots-{uuid.uuid4().hex[:8]}"
     env = {**os.environ, "DATABASE_URL": database_url, "CELERY_BROKER_URL": broker_url,
-           "MAUMAU_CLOCK_QUEUE": queue, "MAUMAU_BOT_QUEUE": queue, "MAUMAU_STRONG_BOT_MS": str(service_ms),
+           "MAUMAU_CLOCK_QUEUE": queue, "MAUMAU_BOT_QUEUE": queue, "MAUMAU_DELIVERY_QUEUE": queue,
+           "MAUMAU_STRONG_BOT_MS": str(service_ms),
            "MAUMAU_WRITE_RATE": "100000/min", "LOG_LEVEL": "WARNING", "PYTHONPATH": str(harness.ROOT)}
     if database_url.startswith("postgres"):
         harness.database_create(database_url)

@@ -229,6 +229,39 @@ def celery(kind: str, args: list[str], *, env: Mapping[str, str], log: Path) -> 
     return Process(["celery", "-A", "maumau", kind, *args], env, log, name=f"celery {kind}")
 
 
+class ProcfileProcess(Process):
+    """One line of the Procfile, run as honcho runs it (``sh -c``, its ``${VAR:-default}`` expanded from
+    ``env``) in ``cwd``, with ``.venv/bin`` first on the PATH: the processes the run command starts, as
+    it starts them, whatever the Procfile says at this commit."""
+
+    def __init__(self, name: str, env: Mapping[str, str], log: Path, cwd: Path) -> None:
+        self.name = name
+        self.log = log
+        command = procfile()[name]
+        env = {**env, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', os.defpath)}"}
+        with log.open("ab") as output:
+            self.popen = subprocess.Popen(["/bin/sh", "-c", f"exec {command}"], cwd=cwd, env=env, stdout=output,
+                                          stderr=subprocess.STDOUT, start_new_session=True)
+
+
+def procfile() -> dict[str, str]:
+    """The Procfile's processes: name -> command."""
+    lines = (ROOT / "Procfile").read_text().splitlines()
+    return {name.strip(): command.strip() for name, command in (line.split(":", 1) for line in lines if ":" in line)}
+
+
+def procfile_celery(env: Mapping[str, str], tmp: Path) -> list[ProcfileProcess]:
+    """Every Celery process of the Procfile (its workers and beat) in ``tmp`` (beat's schedule file goes
+    under ``tmp/var``); each worker waited for until it takes tasks."""
+    (tmp / "var").mkdir(parents=True, exist_ok=True)
+    names = [name for name, command in procfile().items() if command.startswith("celery ")]
+    started = [ProcfileProcess(name, env, tmp / f"{name}.log", tmp) for name in names]
+    for process, name in zip(started, names, strict=True):
+        if " worker" in procfile()[name]:
+            process.wait_for_output(" ready.", timeout=90)
+    return started
+
+
 class RedisServer:
     """A ``redis-server`` of the caller's own (no persistence) on a free port, to stop and start again
     as an outage would (the fault drill, the broker-outage test): never the machine's shared Redis."""

@@ -38,7 +38,8 @@ class CeleryProcesses:
         self.env = {
             **os.environ,
             "DATABASE_URL": harness.database_url_named(os.environ["DATABASE_URL"], connection.settings_dict["NAME"]),
-            "MAUMAU_CLOCK_QUEUE": self.queue,
+            # one worker consumes the three queues (the flood test runs the Procfile's workers instead)
+            "MAUMAU_CLOCK_QUEUE": self.queue, "MAUMAU_BOT_QUEUE": self.queue, "MAUMAU_DELIVERY_QUEUE": self.queue,
             "MAUMAU_CLOCK_SWEEP_SECONDS": str(sweep_seconds),
             "PYTHONPATH": str(harness.ROOT),
         }
