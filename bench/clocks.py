@@ -1,16 +1,22 @@
 """Clock benchmark (a script, not a test): lag from a turn's deadline to its resolution.
 
     python -m bench.clocks --timeouts 200
+    python -m bench.clocks --timeouts 200 --flood     # while a guest's ten webhooks never answer
 
-Starts a real Celery worker and beat (the sweep) on PostgreSQL (``--database-url``, default a
-``maumau_bench_clocks`` database on 127.0.0.1, created and migrated if missing) and Redis
-(``--broker-url``), on a private queue. Then starts ``--timeouts`` rounds of two persons who never
-move, with ``--turn-seconds`` on the clock (deadlines spread over the time it takes to start them),
-waits until each round's first turn has been resolved by the clock, and prints JSON: the lag
-``ledger row created_at - deadline`` (p50, p99, max in ms) and how many timeouts were resolved (all by
-the sweep: the clocks are the game rows, and nobody looks). Goal: p99 under one
-sweep period and a half. The worker and beat it started are stopped
-and its rounds closed.
+Starts the service as the run command does: uvicorn and the Procfile's Celery processes (its workers
+and beat, sized by the Procfile's settings), on PostgreSQL (``--database-url``, default a
+``maumau_bench_clocks`` database on 127.0.0.1, created and migrated if missing) and a ``redis-server``
+of its own (``--broker-url`` names another; the Procfile's queue names are used as they are, so only
+a broker nothing else uses). Then starts ``--timeouts`` rounds of two persons who never move, with
+``--turn-seconds`` on the clock (deadlines spread over the time it takes to start them), waits until
+each round's first turn has been resolved by the clock, and prints JSON: the lag ``ledger row
+created_at - deadline`` (p50, p99, max in ms) and how many timeouts were resolved (all by the sweep:
+the clocks are the game rows, and nobody looks). Goal: p99 under 1 s (the sweep runs every 0.5 s).
+
+``--flood``: meanwhile a guest whose ten webhooks point at a receiver that accepts connections and
+never answers plays practice moves against a bot (``bench.flood``), from before the first round starts
+until the last timeout is resolved: every move queues ten deliveries that each take the webhook
+timeout. The rounds are closed at the end and everything started is stopped.
 """
 
 from __future__ import annotations
@@ -22,12 +28,12 @@ import statistics
 import sys
 import tempfile
 import time
-import uuid
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 from bench import harness
+from bench.flood import SilentReceiver, WebhookFlood
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -35,21 +41,29 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeouts", type=int, default=200)
     parser.add_argument("--turn-seconds", type=int, default=10,
                         help="long enough that the deadlines fall after all rounds are started")
-    parser.add_argument("--concurrency", type=int, default=4, help="worker processes")
-    parser.add_argument("--sweep-seconds", type=float, default=1.0)
+    parser.add_argument("--sweep-seconds", type=float, default=0.5)
+    parser.add_argument("--flood", action="store_true", help="under a webhook flood to a receiver that never answers")
+    parser.add_argument("--flood-head-start", type=int, default=20, help="flood moves made before the rounds start")
     parser.add_argument("--database-url", default=os.environ.get(
         "BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/maumau_bench_clocks"))
-    parser.add_argument("--broker-url", default=os.environ.get("BENCH_BROKER_URL", "redis://127.0.0.1:6379/0"))
+    parser.add_argument("--broker-url", default=os.environ.get("BENCH_BROKER_URL", ""),
+                        help="default: a redis-server of the benchmark's own")
     args = parser.parse_args(argv)
 
-    queue = f"bench-clocks-{uuid.uuid4().hex[:8]}"
-    env = {**os.environ, "DATABASE_URL": args.database_url, "CELERY_BROKER_URL": args.broker_url,
-           "MAUMAU_CLOCK_QUEUE": queue, "MAUMAU_CLOCK_SWEEP_SECONDS": str(args.sweep_seconds),
-           "LOG_LEVEL": "WARNING", "PYTHONPATH": str(harness.ROOT)}
+    tmp = Path(tempfile.mkdtemp(prefix="bench-clocks-"))
+    redis = None
+    broker_url = args.broker_url
+    if not broker_url:
+        redis = harness.RedisServer(tmp)
+        redis.start()
+        broker_url = redis.url(0)
+    env = harness.server_env(tmp, args.database_url, CELERY_BROKER_URL=broker_url,
+                             MAUMAU_CLOCK_SWEEP_SECONDS=str(args.sweep_seconds), WEBHOOK_ALLOW_PRIVATE="1",
+                             WEBHOOK_ALLOWED_NETWORKS="127.0.0.0/8", LOG_LEVEL="WARNING", **harness.UNTHROTTLED)
     if args.database_url.startswith("postgres"):
         harness.database_create(args.database_url)
     harness.migrate(env)
-    os.environ.update({k: env[k] for k in ("DATABASE_URL", "CELERY_BROKER_URL", "MAUMAU_CLOCK_QUEUE")})
+    os.environ.update({k: env[k] for k in ("DATABASE_URL", "CELERY_BROKER_URL")})
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "maumau.settings")
     import django
 
@@ -59,14 +73,22 @@ def main(argv: list[str] | None = None) -> int:
     from play import services
 
     games: list[Any] = []
-    tmp = Path(tempfile.mkdtemp(prefix="bench-clocks-"))
-    worker = harness.celery("worker", ["-Q", queue, "-n", f"{queue}@%h", "--concurrency", str(args.concurrency),
-                                       "--loglevel", "INFO", "--without-gossip", "--without-mingle"],
-                            env=env, log=tmp / "worker.log")
-    beat = harness.celery("beat", ["--schedule", str(tmp / "beat-schedule"), "--loglevel", "INFO"],
-                          env=env, log=tmp / "beat.log")
+    processes: list[harness.Process] = []
+    receiver = SilentReceiver()
+    flood: WebhookFlood | None = None
+    flooded: dict[str, Any] | None = None
     try:
-        worker.wait_for_output(" ready.")
+        port = harness.free_port()
+        web = harness.uvicorn("maumau.asgi:application", port, env=env, log=tmp / "web.log")
+        processes.append(web)
+        processes += harness.procfile_celery(env, tmp)
+        web.wait_for_http(port, timeout=90)
+        if args.flood:
+            flood = WebhookFlood(f"http://127.0.0.1:{port}", receiver.port)
+            flood.sign_up()
+            flood.start()
+            while flood.moves < args.flood_head_start and flood.thread.is_alive():
+                time.sleep(0.2)
         started = time.monotonic()
         for index in range(args.timeouts):
             ada = account_services.player_create(name=f"bench {index} a")[0]
@@ -85,12 +107,13 @@ def main(argv: list[str] | None = None) -> int:
                                         .values_list("game_id", "created_at")):
                 first[game_id] = created_at
     finally:
-        beat.stop()
-        worker.stop()
-        if args.broker_url.startswith("redis"):  # the sweep ticks left in the private queue
-            import redis
-
-            redis.Redis.from_url(args.broker_url).delete(queue)
+        if flood is not None:
+            flooded = flood.stop()
+        receiver.close()
+        for process in processes:
+            process.stop(timeout=10)
+        if redis is not None:
+            redis.stop()
         # Close the bench rounds, so the next run's sweep does not find their passed deadlines.
         Game.objects.filter(pk__in=[g.pk for g in games], status="active").update(
             status="finished", deadline=None, hermann_deadline=None)
@@ -109,10 +132,12 @@ def main(argv: list[str] | None = None) -> int:
             "mean": round(statistics.fmean(lags), 1) if lags else None,
             "min": round(min(lags), 1) if lags else None,
         },
-        "worker_concurrency": args.concurrency,
+        "webhook_flood": flooded,
+        "celery_processes": {name: command for name, command in harness.procfile().items()
+                             if command.startswith("celery ")},
         "sweep_seconds": args.sweep_seconds,
         "database": urlsplit(args.database_url).netloc.split("@")[-1] + urlsplit(args.database_url).path,
-        "broker": args.broker_url.split("@")[-1],
+        "broker": "a redis-server of its own" if redis is not None else broker_url.split("@")[-1],
     }
     print(json.dumps(result, indent=2))
     return 0 if not result["unresolved"] else 1

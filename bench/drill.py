@@ -5,16 +5,20 @@
 
 Starts the real service on PostgreSQL (``--database-url``, dropped and created afresh: the checks read
 every round in it) and Redis (``--broker-url``, ``--cache-url``): uvicorn as the run command does
-(``--workers 2``) and gunicorn (``maumau.wsgi``, two workers), a Celery worker and beat, all with
-``bench.drill_settings`` (the product's settings, its tasks on a queue of this run, a shorter webhook
-sweep period). Every table has a short turn clock (``--turn-seconds``). Each person is a client
-thread: it signs up, registers a webhook to a receiver this script runs on 127.0.0.1, opens a table
+(``--workers 2``) and gunicorn (``maumau.wsgi``, two workers), the Celery workers as the Procfile has
+them (one per queue: clocks, bots, deliveries) and beat, all with ``bench.drill_settings`` (the
+product's settings, its queues named for this run, a shorter webhook sweep period). Every table has
+a short turn clock (``--turn-seconds``). Each person is a client thread: it signs up, registers a
+webhook to a receiver this script runs on 127.0.0.1, opens a table
 (classic, tavern or house, some in a league) with one or two bots, and plays round after round,
 choosing among its ``legal_actions``, with or without ``expected_version``, and now and then leaving
-a turn to run out. Requests that fail on the connection or with a 5xx are sent again, a move with
-the same Idempotency-Key and body. Meanwhile, on a schedule, the drill
+a turn to run out. Beside them a flooding guest (``bench.flood``, off with ``--no-flood``) plays practice
+moves against a bot with its ten webhooks pointing at a receiver that accepts connections and never
+answers: every move queues ten deliveries that each hold a delivery process for the whole webhook
+timeout; at the end of the traffic it deletes its webhooks. Requests that fail on the connection or
+with a 5xx are sent again, a move with the same Idempotency-Key and body. Meanwhile, on a schedule, the drill
 
-- kills the Celery worker (SIGKILL, with its pool) and starts it again,
+- kills the Celery workers (SIGKILL, with their pools) and starts them again,
 - kills a uvicorn worker and a gunicorn worker (SIGKILL) mid-traffic,
 - terminates the service's database connections (``pg_terminate_backend``),
 - runs ``manage.py verify_ledger`` while the rounds move,
@@ -35,7 +39,8 @@ deliveries to settle, stops everything and asserts:
    ``--cut-window`` seconds of a kill of that server; a 503 while Redis or the database is away, or
    within the recovery bound after, is counted apart: the client is told to come back, never a 500);
 3. every passed deadline resolved exactly once, none early, none missing (a replay of the ledger
-   with the deadlines set as the service sets them);
+   with the deadlines set as the service sets them); the clock lag (deadline to its timeout's
+   ledger row) is reported as p50/p99/max (``clock_lag_ms``);
 4. every webhook delivery delivered or failed, none stuck; every delivered one reached the receiver;
 5. ``manage.py verify_ledger`` (live and at the end), ``verify_standings`` and ``verify_ratings`` pass.
 
@@ -83,6 +88,7 @@ from bench.drill_checks import (
     deliveries_check,
     server_errors_split,
 )
+from bench.flood import SilentReceiver, WebhookFlood
 from games import engine
 
 SETTINGS = "bench.drill_settings"
@@ -440,11 +446,15 @@ def web_workers(process: harness.Process) -> list[int]:
 class Service:
     """The processes of the run command (and gunicorn) on the drill's database and broker."""
 
+    #: The Procfile's workers: its name, the setting that names its queue, its pool size here.
+    WORKERS = (("clocks", "MAUMAU_CLOCK_QUEUE", 2), ("bots", "MAUMAU_BOT_QUEUE", 1),
+               ("deliveries", "MAUMAU_DELIVERY_QUEUE", 2))
+
     def __init__(self, env: dict[str, str], tmp: Path, queue: str) -> None:
         self.env, self.tmp, self.queue = env, tmp, queue
         self.uvicorn_port, self.gunicorn_port = harness.free_port(), harness.free_port()
         self.web: dict[str, harness.Process] = {}
-        self.worker: harness.Process | None = None
+        self.workers: dict[str, harness.Process] = {}
         self.beat: harness.Process | None = None
         self.workers_started = 0
 
@@ -461,12 +471,15 @@ class Service:
         self.web["gunicorn"].wait_for_http(self.gunicorn_port, timeout=60)
 
     def worker_start(self) -> None:
+        """The three workers at once; returns when all take tasks."""
         self.workers_started += 1
-        self.worker = harness.celery("worker", ["-Q", self.queue, "-n", f"{self.queue}-{self.workers_started}@%h",
-                                                "--concurrency", "2", "--loglevel", "INFO", "--without-gossip",
-                                                "--without-mingle"],
-                                     env=self.env, log=self.tmp / f"worker-{self.workers_started}.log")
-        self.worker.wait_for_output(" ready.", timeout=60)
+        for name, setting, size in self.WORKERS:
+            self.workers[name] = harness.celery(
+                "worker", ["-Q", self.env[setting], "-n", f"{self.queue}-{name}-{self.workers_started}@%h",
+                           "--concurrency", str(size), "--loglevel", "INFO", "--without-gossip", "--without-mingle"],
+                env=self.env, log=self.tmp / f"worker-{name}-{self.workers_started}.log")
+        for worker in self.workers.values():
+            worker.wait_for_output(" ready.", timeout=60)
 
     def port(self, server: str) -> int:
         return self.uvicorn_port if server == "uvicorn" else self.gunicorn_port
@@ -493,14 +506,14 @@ class Service:
     def exited(self) -> dict[str, int]:
         """The processes that ended on their own (their exit codes): a supervisor would restart them,
         the drill does not, so one that is gone explains work left undone."""
-        processes = {**self.web, "worker": self.worker, "beat": self.beat}
+        processes = {**self.web, **{f"worker {name}": p for name, p in self.workers.items()}, "beat": self.beat}
         return {name: code for name, process in processes.items()
                 if process is not None and (code := process.popen.poll()) is not None}
 
     def stop(self) -> None:
         """All at once: each stop may wait for a graceful shutdown."""
         stopping = [threading.Thread(target=p.stop, kwargs={"timeout": 10})
-                    for p in [*self.web.values(), self.worker, self.beat] if p is not None]
+                    for p in [*self.web.values(), *self.workers.values(), self.beat] if p is not None]
         for thread in stopping:
             thread.start()
         for thread in stopping:
@@ -554,10 +567,10 @@ class Faults:
         self.done.append({"at": at, "fault": name, "detail": detail})
 
     def celery_worker_kill(self) -> str:
-        worker = self.service.worker
-        assert worker is not None
-        pids = [worker.pid, *children(worker.pid)]
-        worker.kill()
+        pids = []
+        for worker in self.service.workers.values():
+            pids += [worker.pid, *children(worker.pid)]
+            worker.kill()
         self.last_worker_kill = time.monotonic()
         self.worker_kills += 1
         time.sleep(1.0)  # deadlines fall due meanwhile: the sweep and the requests must cope
@@ -757,6 +770,8 @@ def main(argv: list[str] | None = None) -> int:
                              "re-queues deliveries whose message was lost after 60 s), whichever is later")
     parser.add_argument("--faults", default=",".join(dict.fromkeys(name for _share, name in FAULTS)),
                         help="which faults to bring (comma-separated; empty: none, a control run)")
+    parser.add_argument("--no-flood", action="store_true", help="without the slow-webhook flood beside the persons")
+    parser.add_argument("--flood-think", type=float, default=0.3, help="seconds between the flooding guest's moves")
     parser.add_argument("--redis-outage-seconds", type=float, default=15.0)
     parser.add_argument("--database-cut-seconds", type=float, default=4.0)
     parser.add_argument("--recovery-bound", type=float, default=10.0,
@@ -799,7 +814,9 @@ class Drill:
         self.env.update({
             "DJANGO_SETTINGS_MODULE": SETTINGS, "DATABASE_URL": service_database_url,
             "CELERY_BROKER_URL": self.broker_url, "CACHE_URL": cache_url,
-            "DRILL_QUEUE": self.queue, "MAUMAU_CLOCK_QUEUE": self.queue, "DRILL_WEBHOOK_SWEEP_SECONDS": "5",
+            "DRILL_QUEUE": self.queue, "MAUMAU_CLOCK_QUEUE": f"{self.queue}-clocks",
+            "MAUMAU_BOT_QUEUE": f"{self.queue}-bots", "MAUMAU_DELIVERY_QUEUE": f"{self.queue}-deliveries",
+            "DRILL_WEBHOOK_SWEEP_SECONDS": "5",
             "MAUMAU_VAR_DIR": str(self.tmp), "MAUMAU_WRITE_RATE": "100000/min", "MAUMAU_SIGNUP_RATE": "100000/min",
             "WEBHOOK_ALLOW_PRIVATE": "1", "WEBHOOK_ALLOWED_NETWORKS": "127.0.0.0/8", "WEBHOOK_BACKOFF_SECONDS": "1",
             # A delivery claimed by a worker that died is sent again once its lease runs out; the lease
@@ -815,6 +832,7 @@ class Drill:
         self.service = Service(self.env, self.tmp, self.queue)
         self.faults = Faults(self.service, args.database_url, self.env, args, self.redis, self.database_proxy)
         self.setup_seconds = 0.0
+        self.flood_player = 0  # the flooding guest's moves are no person's of the move check
 
     def run(self) -> int:
         args = self.args
@@ -868,8 +886,17 @@ class Drill:
                                            expect=(200,)), persons[1:]))
             # the classic tables play in the league
             list(pool.map(lambda p: p.table_open(league if p.rules == "classic" else None), persons))
+        silent = SilentReceiver()
+        flood = None
+        if not args.no_flood:
+            flood = WebhookFlood(f"http://127.0.0.1:{self.service.port('uvicorn')}", silent.port,
+                                 think=args.flood_think, seed=args.seed)
+            flood.sign_up()
+            self.flood_player = flood.player
         started = time.monotonic()
         stop = started + args.seconds
+        if flood is not None:
+            flood.start()
         threads = [threading.Thread(target=p.run, args=(stop,), name=f"person-{p.index}", daemon=True) for p in persons]
         for thread in threads:
             thread.start()
@@ -879,10 +906,12 @@ class Drill:
             self.faults.run(name, started)
         for thread in threads:
             thread.join(timeout=max(0.0, stop - time.monotonic()) + args.retry_seconds + 20)
+        flooded = flood.stop(webhooks_remove=True) if flood is not None else None
+        silent.close()
         hung = [t.name for t in threads if t.is_alive()]
         if hung:
             self.journal.add(self.journal.unexpected, f"clients still running after the traffic: {hung}")
-        return {"started": started, "ended": time.monotonic(), "league": league}
+        return {"started": started, "ended": time.monotonic(), "league": league, "webhook_flood": flooded}
 
     def settle(self) -> dict[str, Any]:
         """Wait (bounded) until every delivery is delivered or failed and every round is over."""
@@ -914,7 +943,8 @@ class Drill:
 
         now = datetime.now(UTC)
         rows = [PlayerRow(game=g, seq=s, player=p, action=a) for g, s, p, a in
-                Move.objects.filter(actor="player").values_list("game_id", "seq", "player_id", "action")]
+                Move.objects.filter(actor="player").exclude(player_id=self.flood_player)
+                .values_list("game_id", "seq", "player_id", "action")]
         lines, replay_problems = timelines(now)
         statuses = dict(WebhookDelivery.objects.values_list("pk", "status"))
         actors = Counter(Move.objects.values_list("actor", flat=True))
@@ -925,7 +955,8 @@ class Drill:
         try:
             import redis
 
-            redis.Redis.from_url(self.broker_url, socket_connect_timeout=2).delete(self.queue)
+            redis.Redis.from_url(self.broker_url, socket_connect_timeout=2).delete(
+                self.queue, *(self.env[setting] for _name, setting, _size in Service.WORKERS))
         except Exception as exc:  # noqa: BLE001 - cleanup only
             log(f"could not drop the queue {self.queue}: {exc}")
 
@@ -974,6 +1005,8 @@ class Drill:
             "web_workers_at_the_end": traffic["web_workers_at_the_end"],
             "answers": dict(sorted(journal.counts.items())),
             "ledger_rows_by_actor": data["actors"],
+            "clock_lag_ms": clocks.counts["lag_ms"],
+            "webhook_flood": traffic["webhook_flood"],
             "faults": self.faults.done,
             "recovered": self.faults.recovered,
             "checks": {name: {"counts": check.counts, "problems": check.problems[:20],

@@ -7,6 +7,7 @@ Each check returns its counts and a list of problems (empty: the assertion holds
 
 from __future__ import annotations
 
+import math
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -196,6 +197,7 @@ def deadlines_check(timelines: Iterable[Timeline], *, now: datetime, grace: time
         "timeouts": resolved["timeout"],
         "hermann_timeouts": resolved["hermann_timeout"],
         "lag_ms": {"p50": round(lags[len(lags) // 2] * 1000) if lags else None,
+                   "p99": round(lags[min(len(lags) - 1, math.ceil(0.99 * len(lags)) - 1)] * 1000) if lags else None,
                    "max": round(lags[-1] * 1000) if lags else None},
     }
     return report

@@ -1,7 +1,9 @@
 """Settings of the service the fault drill starts (``bench.drill``): the product's, with its Celery
-tasks on a queue of the run's own (``DRILL_QUEUE``), so that nothing else on the broker takes them
-and no earlier run's tasks reach this one, and the webhook sweep every ``DRILL_WEBHOOK_SWEEP_SECONDS``
-instead of every minute, so that what it recovers is recovered within the drill's bounded wait."""
+queues named for the run (the drill sets ``MAUMAU_CLOCK_QUEUE``, ``MAUMAU_BOT_QUEUE``,
+``MAUMAU_DELIVERY_QUEUE``; anything unrouted goes to ``DRILL_QUEUE``), so that nothing else on the
+broker takes its tasks and no earlier run's tasks reach this one, and the webhook sweep every
+``DRILL_WEBHOOK_SWEEP_SECONDS`` instead of every minute, so that what it recovers is recovered within
+the drill's bounded wait."""
 
 import os
 

@@ -52,17 +52,22 @@ class WebhookFlood:
         self.moves = 0
         self.rounds = 0
         self.errors: list[str] = []
+        self.player = 0
+        self.webhooks: list[int] = []
         self.stopping = threading.Event()
         self.thread = threading.Thread(target=self._run, name="webhook-flood", daemon=True)
 
     def sign_up(self) -> None:
         """The guest, its webhooks (every kind of notification) and a table with a bot."""
-        token = self.client.post("/players", json={"name": "Flood"}).raise_for_status().json()["token"]
-        self.client.headers["Authorization"] = f"Token {token}"
-        for index in range(self.hooks):
+        made = self.client.post("/players", json={"name": "Flood"}).raise_for_status().json()
+        self.player = made["id"]
+        self.client.headers["Authorization"] = f"Token {made['token']}"
+        self.webhooks = [
             self.client.post("/webhooks", json={"url": f"http://127.0.0.1:{self.receiver_port}/hook/{index}",
-                                                "events": ["*"]}).raise_for_status()
-        self.table = self.client.post("/tables", json={"rules": "classic"}).raise_for_status().json()["id"]
+                                                "events": ["*"]}).raise_for_status().json()["id"]
+            for index in range(self.hooks)]
+        self.table = self.client.post("/tables", json={"rules": "classic", "options": {"turn_seconds": 0}}
+                                      ).raise_for_status().json()["id"]
         self.client.post(f"/tables/{self.table}/bots", json={"level": "basic"}).raise_for_status()
 
     def start(self, moves: int | None = None) -> WebhookFlood:
@@ -73,9 +78,15 @@ class WebhookFlood:
     def wait(self, timeout: float) -> None:
         self.thread.join(timeout)
 
-    def stop(self) -> dict[str, Any]:
+    def stop(self, *, webhooks_remove: bool = False) -> dict[str, Any]:
+        """Stop moving; with ``webhooks_remove`` the guest also deletes its webhooks, so that the deliveries
+        still queued for them end at once ("webhook removed") instead of each waiting out its timeouts."""
         self.stopping.set()
         self.thread.join(timeout=60)
+        if webhooks_remove:
+            for webhook in self.webhooks:
+                with suppress(httpx.HTTPError):
+                    self.client.delete(f"/webhooks/{webhook}")
         self.client.close()
         return {"moves": self.moves, "rounds": self.rounds, "webhooks": self.hooks, "errors": self.errors[:5]}
 

@@ -334,7 +334,7 @@ MAUMAU_LEADERBOARD_MIN_ROUNDS = int(os.environ.get("MAUMAU_LEADERBOARD_MIN_ROUND
 # bot takes a seat over, the sweep's batch (it repeats batches until nothing is due) and the time one
 # run may take before it leaves the rest to the next tick, and how long a tick may wait in the queue
 # before it is dropped (a late tick still runs: a running sweep makes it a no-op).
-MAUMAU_CLOCK_SWEEP_SECONDS = float(os.environ.get("MAUMAU_CLOCK_SWEEP_SECONDS", "1"))
+MAUMAU_CLOCK_SWEEP_SECONDS = float(os.environ.get("MAUMAU_CLOCK_SWEEP_SECONDS", "0.5"))
 MAUMAU_CLOCK_TAKEOVER_TIMEOUTS = int(os.environ.get("MAUMAU_CLOCK_TAKEOVER_TIMEOUTS", "3"))
 MAUMAU_CLOCK_SWEEP_BATCH = int(os.environ.get("MAUMAU_CLOCK_SWEEP_BATCH", "200"))
 MAUMAU_CLOCK_SWEEP_BUDGET_SECONDS = env_float("MAUMAU_CLOCK_SWEEP_BUDGET_SECONDS", 20.0)
