@@ -5,7 +5,7 @@
 
 Starts the service as the run command does: uvicorn and the Procfile's Celery processes (its workers
 and beat, sized by the Procfile's settings), on PostgreSQL (``--database-url``, default a
-``maumau_bench_clocks`` database on 127.0.0.1, created and migrated if missing) and a ``redis-server``
+``maumau_bench_clocks`` database on 127.0.0.1, dropped, created and migrated afresh) and a ``redis-server``
 of its own (``--broker-url`` names another; the Procfile's queue names are used as they are, so only
 a broker nothing else uses). Then starts ``--timeouts`` rounds of two persons who never move, with
 ``--turn-seconds`` on the clock (deadlines spread over the time it takes to start them), waits until
@@ -61,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
                              MAUMAU_CLOCK_SWEEP_SECONDS=str(args.sweep_seconds), WEBHOOK_ALLOW_PRIVATE="1",
                              WEBHOOK_ALLOWED_NETWORKS="127.0.0.0/8", LOG_LEVEL="WARNING", **harness.UNTHROTTLED)
     if args.database_url.startswith("postgres"):
-        harness.database_create(args.database_url)
+        harness.database_create(args.database_url, fresh=True)  # no earlier run's deliveries or rounds
     harness.migrate(env)
     os.environ.update({k: env[k] for k in ("DATABASE_URL", "CELERY_BROKER_URL")})
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "maumau.settings")

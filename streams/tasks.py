@@ -44,7 +44,9 @@ def webhook_deliver(delivery_id: int) -> str | None:
 @shared_task(name="streams.webhook_sweep", ignore_result=True)
 def webhook_sweep() -> int:
     """Backstop for lost queue messages and dead workers: (re)queue deliveries whose time is well
-    past, or whose lease ran out (the worker that claimed it died)."""
+    past, or whose lease ran out (the worker that claimed it died). A message may just be waiting in a
+    long queue, not lost: each delivery sent again is stamped, so it is sent again at most once per
+    WEBHOOK_REQUEUE_AFTER_SECONDS, not at every sweep (which multiplied a backlog)."""
     from django.conf import settings
 
     from streams.models import WebhookDelivery
@@ -54,6 +56,7 @@ def webhook_sweep() -> int:
     due = Q(next_attempt_at__lt=stale) | Q(lease_until__lt=now)
     ids = list(WebhookDelivery.objects.filter(due, status__in=("pending", "retrying"))
                .values_list("pk", flat=True)[:500])
+    WebhookDelivery.objects.filter(pk__in=ids, status__in=("pending", "retrying")).update(next_attempt_at=now)
     for pk in ids:
         webhook_deliver.delay(pk)
     return len(ids)

@@ -13,6 +13,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
+from django.utils import timezone
 
 from streams.models import WebhookDelivery
 from streams.ssrf import UnsafeTarget, check_url
@@ -286,3 +287,27 @@ def test_a_delivery_whose_worker_died_on_its_last_attempt_fails_instead_of_a_fur
     delivery.refresh_from_db()
     assert (delivery.status, delivery.attempts, delivery.last_error) == ("failed", 3, "worker lost")
     assert target.requests == [] and webhook_sweep() == 0
+
+
+def test_a_delivery_waiting_behind_a_backlog_is_queued_again_once_per_period_not_at_every_sweep(
+    make_player: Callable[..., Any], receiver: Callable[[int], Receiver], loopback_allowed: None,
+    monkeypatch: pytest.MonkeyPatch, time_machine: Any,
+) -> None:
+    """The sweep cannot tell a lost message from one still waiting in a long queue: it sends it again,
+    but stamps the delivery, so a backlog is not multiplied by one duplicate per sweep."""
+    from streams import tasks
+
+    time_machine.move_to("2026-12-01T10:00:00Z", tick=False)
+    bo = make_player("Bo")
+    hook = bo.post("/api/v1/webhooks", {"url": receiver(200).url, "events": ["*"]}, format="json").json()
+    delivery = WebhookDelivery.objects.create(webhook_id=hook["id"], event="your_turn", body="{}",
+                                              next_attempt_at=timezone.now())
+    queued: list[int] = []
+    monkeypatch.setattr(tasks.webhook_deliver, "delay", queued.append)
+    time_machine.move_to("2026-12-01T10:01:01Z", tick=False)
+    assert tasks.webhook_sweep() == 1
+    time_machine.move_to("2026-12-01T10:02:01Z", tick=False)  # the next sweep, a minute later
+    assert tasks.webhook_sweep() == 0
+    time_machine.move_to("2026-12-01T10:02:02Z", tick=False)
+    assert tasks.webhook_sweep() == 1
+    assert queued == [delivery.pk, delivery.pk]
