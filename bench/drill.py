@@ -446,9 +446,10 @@ def web_workers(process: harness.Process) -> list[int]:
 class Service:
     """The processes of the run command (and gunicorn) on the drill's database and broker."""
 
-    #: The Procfile's workers: its name, the setting that names its queue, its pool size here.
+    #: The Procfile's workers: its name, the setting that names its queue, its pool size here (deliveries
+    #: wait on far ends, the flood's for 3 s each: sized by the deliveries in flight, not by cores).
     WORKERS = (("clocks", "MAUMAU_CLOCK_QUEUE", 2), ("bots", "MAUMAU_BOT_QUEUE", 1),
-               ("deliveries", "MAUMAU_DELIVERY_QUEUE", 2))
+               ("deliveries", "MAUMAU_DELIVERY_QUEUE", 4))
 
     def __init__(self, env: dict[str, str], tmp: Path, queue: str) -> None:
         self.env, self.tmp, self.queue = env, tmp, queue
@@ -771,7 +772,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--faults", default=",".join(dict.fromkeys(name for _share, name in FAULTS)),
                         help="which faults to bring (comma-separated; empty: none, a control run)")
     parser.add_argument("--no-flood", action="store_true", help="without the slow-webhook flood beside the persons")
-    parser.add_argument("--flood-think", type=float, default=1.0,
+    parser.add_argument("--flood-think", type=float, default=1.5,
                         help="seconds between the flooding guest's moves (each queues ten 3 s deliveries)")
     parser.add_argument("--redis-outage-seconds", type=float, default=15.0)
     parser.add_argument("--database-cut-seconds", type=float, default=4.0)
