@@ -240,7 +240,7 @@ def metrics_registry() -> Any:
 def celery_queue_collector() -> CeleryQueueDepth:
     from django.conf import settings
 
-    queues = sorted({"celery", settings.MAUMAU_CLOCK_QUEUE})
+    queues = sorted({"celery", settings.MAUMAU_CLOCK_QUEUE, settings.MAUMAU_BOT_QUEUE, settings.MAUMAU_DELIVERY_QUEUE})
     folder = (settings.CELERY_BROKER_TRANSPORT_OPTIONS or {}).get("data_folder_in")
     return CeleryQueueDepth(settings.CELERY_BROKER_URL, queues, folder)
 
