@@ -20,8 +20,9 @@ Settings the clock relies on:
   ticks that piled up are no-ops, since one sweep at a time holds the sweep lock (play/clocks.py).
 - Broker reconnection: kombu retries a lost broker connection after 2, 4, 6 ... seconds (30 at most),
   so a worker reconnected up to ~8 s after Redis came back and the clocks waited for it. The worker
-  (``ClockConsumer``) and beat retry every ``BROKER_RETRY_SECONDS`` instead; a reconnect attempt costs
-  a refused TCP connect.
+  (``ClockConsumer``) retries every ``BROKER_RETRY_SECONDS`` instead (a refused TCP connect each, and
+  a log line). Beat needs nothing of the kind: each tick is published with ``task_publish_retry_policy``
+  (below), a tick that cannot be sent is skipped, and the next one, half a second later, connects anew.
 - Idempotent tasks acknowledge late (``acks_late``, set per task: the bot's move): a worker killed
   with reserved or running tasks leaves their messages to be redelivered, not lost (a redelivered
   one finds its version stale and does nothing).
