@@ -56,6 +56,9 @@ class CeleryProcesses:
         self.procs["beat"] = harness.celery("beat", ["--schedule", str(self.tmp / "beat-schedule"),
                                                      "--max-interval", "1", "--loglevel", "INFO"],
                                             env=self.env, log=self.tmp / "beat.log")
+        # its first tick goes out once it has started: on a busy machine the import alone takes seconds,
+        # which a one-second turn clock must not count against the sweep
+        self.procs["beat"].wait_for_output("beat: Starting...")
 
     def kill(self, name: str) -> None:
         """kill -9 the process and its pool children (its process group), as a crash would."""
