@@ -20,9 +20,8 @@ Settings the clock relies on:
   ticks that piled up are no-ops, since one sweep at a time holds the sweep lock (play/clocks.py).
 - Broker reconnection: kombu retries a lost broker connection after 2, 4, 6 ... seconds (30 at most),
   so a worker reconnected up to ~8 s after Redis came back and the clocks waited for it. The worker
-  (``ClockConsumer``) retries every ``BROKER_RETRY_SECONDS`` instead (a refused TCP connect each, and
-  a log line). Beat needs nothing of the kind: each tick is published with ``task_publish_retry_policy``
-  (below), a tick that cannot be sent is skipped, and the next one, half a second later, connects anew.
+  (``ClockConsumer``) and beat (``ClockScheduler``, whose producer waits in the same retries) try
+  every ``BROKER_RETRY_SECONDS`` instead: a refused TCP connect each, and a log line.
 - Idempotent tasks acknowledge late (``acks_late``, set per task: the bot's move): a worker killed
   with reserved or running tasks leaves their messages to be redelivered, not lost (a redelivered
   one finds its version stale and does nothing).
@@ -45,6 +44,7 @@ import os
 from typing import Any
 
 from celery import Celery
+from celery.beat import PersistentScheduler
 from celery.worker.consumer import Consumer
 from kombu import Connection
 
@@ -70,6 +70,15 @@ class ClockConsumer(Consumer):
 
     def ensure_connected(self, conn: Connection) -> Connection:
         return super().ensure_connected(broker_retry_quickly(conn))
+
+
+class ClockScheduler(PersistentScheduler):
+    """Beat's scheduler, reconnecting to a lost broker within BROKER_RETRY_SECONDS (its ticks are the
+    clocks' sweeps)."""
+
+    def _ensure_connected(self) -> Connection:
+        broker_retry_quickly(self.connection)
+        return super()._ensure_connected()
 
 
 def task_queue(name: str) -> str:
@@ -100,6 +109,7 @@ app.conf.update(
     worker_cancel_long_running_tasks_on_connection_loss=True,
     broker_connection_retry_on_startup=True,
     worker_consumer="maumau.celery:ClockConsumer",
+    beat_scheduler="maumau.celery:ClockScheduler",
     task_routes=(task_route,),
     # A move is already committed when its on-commit tasks (the strong bot's move, webhook deliveries)
     # are sent: do not hold the request long if the broker is away (the turn clock and the webhook

@@ -50,9 +50,10 @@ def test_beat_runs_the_sweep_every_period_and_a_late_tick_still_runs() -> None:
 def test_a_lost_broker_is_retried_within_a_second_not_kombus_2_4_6_seconds() -> None:
     from kombu import Connection
 
-    from maumau.celery import BROKER_RETRY_SECONDS, ClockConsumer, broker_retry_quickly
+    from maumau.celery import BROKER_RETRY_SECONDS, ClockConsumer, ClockScheduler, broker_retry_quickly
 
     assert app.conf.worker_consumer == f"{ClockConsumer.__module__}:{ClockConsumer.__name__}"
+    assert app.conf.beat_scheduler == f"{ClockScheduler.__module__}:{ClockScheduler.__name__}"
     assert BROKER_RETRY_SECONDS <= 1
     connection = broker_retry_quickly(Connection("memory://"))
     assert connection.ensure_connection.keywords == {
