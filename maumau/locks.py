@@ -1,5 +1,6 @@
 """A lock one process at a time holds, tried without waiting, released when its holder ends however it
-ends: PostgreSQL's session advisory lock (a killed worker's connection closes, the server lets go), or
+ends: PostgreSQL's session advisory lock on a connection of its own (a killed worker's connection
+closes, the server lets go), or
 on SQLite an ``flock`` on a file beside the database (the kernel lets go). Never a lease to outlast:
 after a ``kill -9`` the next try succeeds at once.
 
@@ -13,10 +14,10 @@ import fcntl
 import threading
 import zlib
 from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from pathlib import Path
 
-from django.db import DatabaseError, connection
+from django.db import connection
 
 _in_process = threading.Lock()  # an in-memory SQLite database (the tests): one process, so one lock
 
@@ -25,16 +26,16 @@ _in_process = threading.Lock()  # an in-memory SQLite database (the tests): one 
 def lock_try(name: str) -> Iterator[bool]:
     """Yields whether this process now holds the lock ``name``; releases it on leaving."""
     if connection.vendor == "postgresql":
+        # A session of its own, never the pooled one the work runs on: a pooled session given back while
+        # it held the lock (after a connection error, a retry on a fresh one) would keep holding it.
+        import psycopg
+
+        params = {k: v for k, v in connection.get_connection_params().items()
+                  if k not in ("pool", "cursor_factory", "prepare_threshold", "context")}
         key = zlib.crc32(name.encode()) - (1 << 31)  # a stable signed 32-bit key
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_try_advisory_lock(%s)", [key])
-            held = bool(cursor.fetchone()[0])
-        try:
-            yield held
-        finally:
-            if held:
-                with suppress(DatabaseError), connection.cursor() as cursor:  # a lost connection let go already
-                    cursor.execute("SELECT pg_advisory_unlock(%s)", [key])
+        with psycopg.connect(**params, autocommit=True, connect_timeout=5) as session:
+            row = session.execute("SELECT pg_try_advisory_lock(%s)", [key]).fetchone()
+            yield bool(row and row[0])  # closing the session lets go of the lock
         return
     database = str(connection.settings_dict["NAME"])
     if database.startswith("file:") or database == ":memory:" or not Path(database).parent.is_dir():
