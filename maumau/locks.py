@@ -1,7 +1,7 @@
 """A lock one process at a time holds, tried without waiting, released when its holder ends however it
 ends: PostgreSQL's session advisory lock on a connection of its own (a killed worker's connection
-closes, the server lets go), or
-on SQLite an ``flock`` on a file beside the database (the kernel lets go). Never a lease to outlast:
+closes, the server lets go), or on SQLite an ``flock`` on a file beside the database (the kernel
+lets go). Never a lease to outlast:
 after a ``kill -9`` the next try succeeds at once.
 
 Used by the clock sweep (play/clocks.py), so that ticks that piled up in the queue, or run at once on
