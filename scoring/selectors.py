@@ -194,7 +194,7 @@ def _rounds_read() -> QuerySet[RoundResult]:
               .prefetch_related(Prefetch("players", queryset=PlayerResult.objects.select_related("player")
                                          .order_by("seat")),
                                 Prefetch("marks", queryset=SheetMark.objects.select_related("player")
-                                         .filter(kind__in=("confirm", "dispute")).order_by("id"))))
+                                         .filter(kind__in=("agree", "confirm", "dispute")).order_by("id"))))
 
 
 def league_round(*, round_id: int) -> dict[str, Any]:
@@ -222,7 +222,9 @@ def round_data(r: RoundResult) -> dict[str, Any]:
         "players": [{"player": ref(line.player), "seat": line.seat, "rank": line.rank, "cards_left": line.cards_left,
                      "raw_points": line.raw_points, "points": line.points, "won": line.won}
                     for line in r.players.all()],
-        "confirmations": [{"kind": mark.kind, "player": ref(mark.player), "at": mark.at} for mark in r.marks.all()],
+        # Every confirmation reads `confirm`, whether it was the one that made the round count or not.
+        "confirmations": [{"kind": "dispute" if mark.kind == "dispute" else "confirm", "player": ref(mark.player),
+                           "at": mark.at} for mark in r.marks.all()],
     }
 
 
