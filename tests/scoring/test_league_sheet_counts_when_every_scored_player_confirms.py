@@ -46,6 +46,7 @@ def test_the_keepers_sock_confirming_does_not_count_points_given_to_a_victim(mak
     by_sock = confirm(sock, lid, stuffed["id"])
 
     assert by_sock.status_code == 200 and by_sock.json()["status"] == "pending"
+    assert [player["id"] for player in by_sock.json()["waiting_for"]] == [victim.player_id]
     assert [mark["player"]["id"] for mark in by_sock.json()["confirmations"]] == [sock.player_id]
     assert standings(keeper, lid) == []
     again = confirm(sock, lid, stuffed["id"])
@@ -70,7 +71,7 @@ def test_a_round_counts_at_the_last_confirmation_of_the_players_it_scores(make_p
 
     last = confirm(bert, lid, entry["id"])
 
-    assert last.json()["status"] == "counted"
+    assert last.json()["status"] == "counted" and last.json()["waiting_for"] == []
     assert [mark["kind"] for mark in last.json()["confirmations"]] == ["confirm"] * 3
     assert standings(ada, lid) == [(dora.player_id, 1, 1, 0), (ada.player_id, 1, 0, 5),
                                    (cleo.player_id, 1, 0, 12), (bert.player_id, 1, 0, 30)]
@@ -97,7 +98,8 @@ def test_a_correction_needs_the_people_scored_by_it_and_by_the_round_it_corrects
     fixed = recorded(keeper, lid, [{"player": keeper.player_id, "cards": []},
                                    {"player": victim.player_id, "points": 6},
                                    {"player": bob.player_id, "cards": ["4H"]}], keeper.player_id, corrects=honest["id"])
-    assert confirm(victim, lid, fixed["id"]).json()["status"] == "pending"
+    waiting = confirm(victim, lid, fixed["id"]).json()
+    assert waiting["status"] == "pending" and [p["id"] for p in waiting["waiting_for"]] == [bob.player_id]
     assert standings(keeper, lid) == [(keeper.player_id, 1, 1, 0), (victim.player_id, 1, 0, 10),
                                       (bob.player_id, 1, 0, 20)]
 
