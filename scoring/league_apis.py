@@ -219,7 +219,8 @@ class LeagueRoundsApi(APIView):
             "as played rounds (house: Q 3, K 4, A 10, J 20, joker 50, times 1 + `extra_jacks`). The hands must be "
             "possible for the deck: only the winner without cards (400 `empty_hand`), the points given at most what "
             "the cards nobody listed can be worth, one lying on the pile (400 `points_exceed_deck`, `details.max`). "
-            "Pending until every player it gives points to (but the recorder) has confirmed it, unless the league "
+            "Pending until every player it scores (all but the winner; the recorder's own line aside) has confirmed "
+            "it, unless the league "
             "has `scorekeeper_alone`. `corrects` names a recorded round this entry replaces once it counts; it "
             "needs the people scored by both entries. Only current members record (403 `not_scorekeeper`). "
             "Recorded rounds count in standings and seasons, never in ratings."
@@ -241,13 +242,14 @@ class LeagueRoundsApi(APIView):
 
 class LeagueRoundConfirmApi(APIView):
     @extend_schema(operation_id="leagues_round_confirm", summary="Confirm a recorded round (another player of it)",
-                   description="It counts once every player it gives points to (and, for a correction, every "
-                               "player the corrected round gave points to) has confirmed it; until then it stays "
-                               "`pending` with the confirmations so far. 403 `confirm_not_allowed` for its recorder "
-                               "or someone not in it; 403 `not_a_league_member` for one who left the league; 409 "
-                               "`already_confirmed` (`details.waiting_for`: who has not yet) for a second "
-                               "confirmation; 409 `round_not_pending` once it counts, was disputed or corrected, or "
-                               "its season ended; 409 `correction_stale` when the entry it corrects no longer "
+                   description="It counts once every player it scores, all but the winner (and, for a "
+                               "correction, every player the corrected round scored) has confirmed it; until "
+                               "then it stays `pending` with the confirmations so far and `waiting_for`. "
+                               "403 `confirm_not_allowed` for its recorder or someone not in it; "
+                               "403 `not_a_league_member` for one who left the league; "
+                               "409 `already_confirmed` (`details.waiting_for`: who has not yet) for a second "
+                               "confirmation; 409 `round_not_pending` once it counts, was disputed or corrected, "
+                               "or its season ended; 409 `correction_stale` when the entry it corrects no longer "
                                "stands.",
                    request=RoundActionInput, examples=[OpenApiExample("Empty body", request_only=True, value={})],
                    responses={200: LeagueRoundOutput, **errors(400, 401, 403, 404, 409, 429)},
@@ -261,7 +263,7 @@ class LeagueRoundConfirmApi(APIView):
 class LeagueRoundDisputeApi(APIView):
     @extend_schema(operation_id="leagues_round_dispute", summary="Dispute a recorded round (a player of it)",
                    description="By a player of it before it counts: a disputed round never counts. After it "
-                               "counted, by a player it gives points to who did not confirm it (the scorekeeper "
+                               "counted, by a player it scores who did not confirm it (the scorekeeper "
                                "counted it alone), until its season ends: it leaves the standings (a step of the "
                                "race) and the entry it corrected, if any, stands again as it stood. 403 "
                                "`confirm_not_allowed` for someone not in it; 403 `not_a_league_member` for one who "

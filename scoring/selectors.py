@@ -194,7 +194,7 @@ def _rounds_read() -> QuerySet[RoundResult]:
               .prefetch_related(Prefetch("players", queryset=PlayerResult.objects.select_related("player")
                                          .order_by("seat")),
                                 Prefetch("corrects__players", queryset=PlayerResult.objects.select_related("player")
-                                         .filter(points__gt=0)),
+                                         .filter(won=False)),
                                 Prefetch("marks", queryset=SheetMark.objects.select_related("player")
                                          .filter(kind__in=("agree", "confirm", "dispute")).order_by("id"))))
 
@@ -214,11 +214,11 @@ def league_rounds(*, league: League, season: int, after: int, limit: int | None)
 
 
 def _waiting_for(r: RoundResult) -> list[Any]:
-    """The players a pending recorded round still needs: everyone it, or the entry it corrects, gives points
-    to, but its recorder and those who confirmed it (`scoring.sheet`)."""
+    """The players a pending recorded round still needs: everyone it, or the entry it corrects, scores (all but
+    the winner), but its recorder and those who confirmed it (`scoring.sheet`)."""
     if r.source != "recorded" or r.status != RoundResult.PENDING:
         return []
-    scored = {line.player_id: line.player for line in r.players.all() if line.points > 0}
+    scored = {line.player_id: line.player for line in r.players.all() if not line.won}
     if r.corrects is not None:
         scored.update({line.player_id: line.player for line in r.corrects.players.all()})
     agreed = {mark.player_id for mark in r.marks.all() if mark.kind in ("agree", "confirm")}

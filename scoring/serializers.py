@@ -345,8 +345,8 @@ class LeagueRoundOutput(serializers.Serializer):
     players = SheetPlayerLine(many=True)
     confirmations = SheetMarkOutput(many=True)
     waiting_for = PlayerRef(many=True, help_text="A pending recorded round: the players it (or the entry it "
-                                                 "corrects) gives points to who have not confirmed it yet; empty "
-                                                 "when it gives nobody but its recorder points (then one other "
+                                                 "corrects) scores, all but the winner, who have not confirmed it "
+                                                 "yet; empty when it scores nobody but its recorder (then one other "
                                                  "player of it confirms), and for any other round.")
 
 

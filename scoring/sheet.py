@@ -4,8 +4,9 @@ A recorded round is scored by the engine's own `round_result` (the same code as 
 the cards left in each hand or from a hand's value in points, and written to the round results marked
 `recorded`. The sheet must be possible for the league's deck (`round_scored`).
 
-The players a round gives points to decide it: it counts in the league's standings and seasons once every
-one of them has confirmed it (the recorder's own line needs no confirmation; a round that scores nobody
+The players a round scores decide it (all but the winner: each holds cards worth points, or in tavern
+scoring takes a lost round): it counts in the league's standings and seasons once every one of them has
+confirmed it (the recorder's own line needs no confirmation; a round that scores nobody
 else needs one other player of it), or at once when the league lets its scorekeeper alone count rounds.
 A confirmation that leaves someone still to confirm is an `agree` mark, the one that completes the round
 a `confirm` mark: the replay counts the round at the `confirm`. Any player of a pending round may dispute
@@ -220,15 +221,16 @@ def _member_check(league: League, mine: LeagueMember | None) -> None:
 
 
 def _scored(round_id: int | None) -> set[int]:
-    """The players a round gives points to."""
+    """The players a round scores: all but its winner. In house and classic scoring each of them holds a card
+    and so takes points (`round_scored`); in tavern scoring (wins only) each takes a lost round."""
     if round_id is None:
         return set()
-    return set(PlayerResult.objects.filter(round_id=round_id, points__gt=0).values_list("player_id", flat=True))
+    return set(PlayerResult.objects.filter(round_id=round_id, won=False).values_list("player_id", flat=True))
 
 
 def _sheet_people(recorded: RoundResult) -> tuple[set[int], set[int], set[int]]:
     """Who may confirm or dispute an entry (its players and those scored by the entry it corrects), whose
-    confirmation it needs (everyone either entry gives points to, but its recorder), and who confirmed it."""
+    confirmation it needs (everyone either entry scores, but its recorder), and who confirmed it."""
     players = set(recorded.players.values_list("player_id", flat=True))
     scored = _scored(recorded.pk) | _scored(recorded.corrects_id)
     agreed = set(SheetMark.objects.filter(round=recorded, kind__in=("agree", "confirm"))
@@ -239,7 +241,7 @@ def _sheet_people(recorded: RoundResult) -> tuple[set[int], set[int], set[int]]:
 @database_retry.written_once_more
 @transaction.atomic
 def round_confirm(*, league_id: int, round_id: int, player: Player) -> RoundResult:
-    """A player of the round confirms it; it counts once everyone it gives points to has (`agree` marks
+    """A player of the round confirms it; it counts once everyone it scores has (`agree` marks
     until the last one, whose mark is the `confirm` that counts it)."""
     league, mine = _league_locked(league_id, player)
     _member_check(league, mine)
@@ -252,7 +254,7 @@ def round_confirm(*, league_id: int, round_id: int, player: Player) -> RoundResu
     _pending_check(recorded)
     if player.pk in agreed:
         raise ConflictError("already_confirmed", _("You have confirmed this round already: it waits for the "
-                                                   "others it gives points to."),
+                                                   "others it scores."),
                             details={"round": recorded.pk, "waiting_for": sorted(needed - agreed)})
     if needed <= agreed | {player.pk}:
         _confirmed(league, recorded, player)
@@ -268,7 +270,7 @@ def round_confirm(*, league_id: int, round_id: int, player: Player) -> RoundResu
 @transaction.atomic
 def round_dispute(*, league_id: int, round_id: int, player: Player) -> RoundResult:
     """A player of the round disputes it before it counts: it never will (a new entry records it again).
-    A player it gives points to who did not confirm it disputes it after it counted, until its season
+    A player it scores who did not confirm it disputes it after it counted, until its season
     ends: it leaves the standings, and the entry it corrected counts again."""
     league, mine = _league_locked(league_id, player)
     _member_check(league, mine)

@@ -58,6 +58,20 @@ def test_the_keepers_sock_confirming_does_not_count_points_given_to_a_victim(mak
     assert "standings match" in verified()
 
 
+def test_in_tavern_scoring_the_loser_of_a_round_confirms_it_though_it_gives_no_points(make_player):
+    league, (keeper, victim) = league_night(make_player, 2, rules="tavern")
+    lid = league["id"]
+    sock = sock_of(make_player, league)
+    stuffed = recorded(keeper, lid, [{"player": victim.player_id, "cards": ["7H"]},
+                                     {"player": sock.player_id, "cards": []}], sock.player_id)
+
+    by_sock = confirm(sock, lid, stuffed["id"])
+
+    assert by_sock.json()["status"] == "pending"
+    assert [player["id"] for player in by_sock.json()["waiting_for"]] == [victim.player_id]
+    assert confirm(victim, lid, stuffed["id"]).json()["status"] == "counted"
+
+
 def test_a_round_counts_at_the_last_confirmation_of_the_players_it_scores(make_player):
     league, (ada, bert, cleo, dora) = league_night(make_player, 4)
     lid = league["id"]
