@@ -26,8 +26,8 @@ Which rounds are rated is decided once, when the round is recorded (`ratings_loc
 
 Newcomers: a rated round against a *new* opponent (fewer than `MAUMAU_RATING_NEW_ROUNDS` (10) rated
 rounds under the rules before it, or a player younger than `MAUMAU_RATING_NEW_HOURS` (24) when it
-ended) moves a player's mu by at most `MAUMAU_RATING_NEW_CAP` (0.1, 3 points of the displayed rating)
-and leaves their sigma: a fresh sock per round lifts nobody. It counts as a rated round all the same
+ended; never a server bot) moves a player's mu by at most `MAUMAU_RATING_NEW_CAP` (0.1, 3 points of the
+displayed rating) and leaves their sigma: a fresh sock per round lifts nobody. It counts as a rated round all the same
 (two newcomers playing each other stop being new after their first rounds). `ratings_replay` decides
 it again from the rounds it has replayed and the players' ages, as the round did.
 
@@ -145,7 +145,8 @@ def _lock_sql(players: int, person_seats: int, bots: int, vendor: str) -> str:
         " AND NOT EXISTS (SELECT 1 FROM scoring_roundresult WHERE game_id = %s)"
         " ON CONFLICT (rules, player_id) DO UPDATE SET rounds = scoring_rating.rounds"
         " RETURNING player_id, id, mu, sigma, rounds,"
-        " (SELECT p.created_at >= %s FROM games_player p WHERE p.id = scoring_rating.player_id)"
+        " (SELECT p.created_at >= %s FROM games_player p WHERE p.id = scoring_rating.player_id),"
+        " (SELECT p.is_bot AND p.user_id IS NULL FROM games_player p WHERE p.id = scoring_rating.player_id)"
     )
 
 
@@ -192,8 +193,8 @@ def ratings_locked(*, game: Any, practice: bool, rules: str, seat_players: dict[
     with sql.cursor() as cursor:
         cursor.execute(_lock_sql(len(ids), len(person_seats), len(bot_ids), connection.vendor), params)
         rows = cursor.fetchall()
-    return {player_id: LockedRating(rating_id, mu, sigma, rounds, is_new(rounds, bool(young)))
-            for player_id, rating_id, mu, sigma, rounds, young in rows}
+    return {player_id: LockedRating(rating_id, mu, sigma, rounds, is_new(rounds, bool(young), bool(server_bot)))
+            for player_id, rating_id, mu, sigma, rounds, young, server_bot in rows}
 
 
 def young_since(finished_at: Any) -> Any:
@@ -201,9 +202,12 @@ def young_since(finished_at: Any) -> Any:
     return finished_at - timedelta(hours=settings.MAUMAU_RATING_NEW_HOURS)
 
 
-def is_new(rounds: int, young: bool) -> bool:
+def is_new(rounds: int, young: bool, server_bot: bool) -> bool:
     """Whether a player with `rounds` rated rounds before a round (and `young` then) is new in it (0 hours:
-    age makes nobody new)."""
+    age makes nobody new). A server bot never is: the server plays it (a fresh one sits at every table),
+    nobody can make it lose on purpose, and the `random` one's rounds are not rated at all."""
+    if server_bot:
+        return False
     return (young and settings.MAUMAU_RATING_NEW_HOURS > 0) or rounds < settings.MAUMAU_RATING_NEW_ROUNDS
 
 
@@ -264,22 +268,23 @@ class RatingsReplay:
     rounds: int = 0
 
 
-def _rated_rounds() -> Iterator[tuple[int, str, list[tuple[int, int, bool]]]]:
-    """(round id, rules, [(player id, rank, young) by seat]) of every rated round, in id order; `young`: the
-    player was younger than `MAUMAU_RATING_NEW_HOURS` when the round ended."""
+def _rated_rounds() -> Iterator[tuple[int, str, list[tuple[int, int, bool, bool]]]]:
+    """(round id, rules, [(player id, rank, young, server bot) by seat]) of every rated round, in id order;
+    `young`: the player was younger than `MAUMAU_RATING_NEW_HOURS` when the round ended."""
     rows = (
         PlayerResult.objects.filter(round__rated=True)
         .order_by("round_id", "seat")
-        .values_list("round_id", "rules", "player_id", "rank", "finished_at", "player__created_at")
+        .values_list("round_id", "rules", "player_id", "rank", "finished_at", "player__created_at", "player__is_bot",
+                     "player__user_id")
     )
     current: int | None = None
     rules, lines = "", []
-    for round_id, round_rules, player_id, rank, finished_at, created_at in rows.iterator(chunk_size=10_000):
+    for round_id, round_rules, player_id, rank, finished_at, created_at, bot, user in rows.iterator(chunk_size=10_000):
         if round_id != current:
             if current is not None:
                 yield current, rules, lines
             current, rules, lines = round_id, round_rules, []
-        lines.append((player_id, rank, created_at >= young_since(finished_at)))
+        lines.append((player_id, rank, created_at >= young_since(finished_at), bot and user is None))
     if current is not None:
         yield current, rules, lines
 
@@ -290,10 +295,10 @@ def ratings_replay(*, points: list[tuple[int, int, str, int, float, float]] | No
     replay = RatingsReplay()
     for round_id, rules, lines in _rated_rounds():
         current = [replay.ratings.get((rules, player_id), [INITIAL_MU, INITIAL_SIGMA, 0, None])
-                   for player_id, _rank, _young in lines]
-        new = [is_new(state[2], line[2]) for state, line in zip(current, lines, strict=True)]
+                   for player_id, _rank, _young, _bot in lines]
+        new = [is_new(state[2], line[2], line[3]) for state, line in zip(current, lines, strict=True)]
         after = rated_with_newcomers([(state[0], state[1]) for state in current], [line[1] for line in lines], new)
-        for (player_id, rank, _young), state, (mu, sigma) in zip(lines, current, after, strict=True):
+        for (player_id, rank, _young, _bot), state, (mu, sigma) in zip(lines, current, after, strict=True):
             replay.ratings[(rules, player_id)] = [mu, sigma, state[2] + 1, round_id]
             if points is not None:
                 points.append((round_id, player_id, rules, rank, mu, sigma))

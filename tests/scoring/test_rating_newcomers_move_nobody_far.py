@@ -83,3 +83,13 @@ def test_a_newcomer_moves_the_established_player_by_the_cap_and_moves_fully_itse
     assert 0 < after.mu - before.mu <= settings.MAUMAU_RATING_NEW_CAP + 1e-9
     assert Rating.objects.get(player=sock).sigma < INITIAL_SIGMA  # the newcomer's own rating moves
     assert ratings_recompute(write=False) == []
+
+
+def test_a_fresh_server_bot_is_no_newcomer(players):
+    (ada,) = players(1)
+    bot = Player.objects.create(name="Bot 2 (basic)", is_bot=True, bot_level="basic")
+
+    round_recorded(game=finish_game(table_for([ada, bot], rules="classic"), won_by(0, 2)))
+
+    assert Rating.objects.get(player=ada).sigma < INITIAL_SIGMA  # a full move: the server plays its bots
+    assert ratings_recompute(write=False) == []
