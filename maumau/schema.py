@@ -31,7 +31,7 @@ ERROR_CODES = [
     "owner_role", "not_scorekeeper", "too_few_players", "player_twice", "winner_not_in_round", "sheet_line",
     "winner_has_cards", "card_not_in_deck", "points_out_of_range", "card_twice", "too_many_cards", "extra_jacks",
     "player_not_member", "correction_stale", "round_not_pending", "confirm_not_allowed", "season_running",
-    "season_empty",
+    "season_empty", "empty_hand", "points_exceed_deck", "already_confirmed",
 ]
 _FIELD_ERRORS = {"type": "object", "additionalProperties": {}, "description": "A free map: each refused field "
                  "(a nested object for a nested field) and what is wrong with it."}

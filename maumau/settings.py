@@ -329,6 +329,13 @@ MAUMAU_SEED_REVEAL_DELAY_SECONDS = max(60, int(os.environ.get("MAUMAU_SEED_REVEA
 # (0: no limit), and a rating is on the leaderboard from this many rated rounds on (below it is provisional).
 MAUMAU_RATED_ROUNDS_TOGETHER_PER_DAY = int(os.environ.get("MAUMAU_RATED_ROUNDS_TOGETHER_PER_DAY", "3"))
 MAUMAU_LEADERBOARD_MIN_ROUNDS = int(os.environ.get("MAUMAU_LEADERBOARD_MIN_ROUNDS", "10"))
+# Newcomers (scoring/ratings.py): an opponent (never a server bot) with fewer rated rounds under the rules
+# than this, or whose player is younger than this many hours, is new; a rated round against a new opponent
+# moves a player's mu by at most the cap (OpenSkill units: 0.1 is 3 points of the displayed rating) and
+# leaves their sigma.
+MAUMAU_RATING_NEW_ROUNDS = int(os.environ.get("MAUMAU_RATING_NEW_ROUNDS", "10"))
+MAUMAU_RATING_NEW_HOURS = float(os.environ.get("MAUMAU_RATING_NEW_HOURS", "24"))
+MAUMAU_RATING_NEW_CAP = float(os.environ.get("MAUMAU_RATING_NEW_CAP", "0.1"))
 # Turn clocks (play/clocks.py): the period of the sweep that resolves passed deadlines and sends due
 # reminders (a timeout nobody at the table acts on comes up to this late), timeouts in a row before a
 # bot takes a seat over, the sweep's batch (it repeats batches until nothing is due) and the time one

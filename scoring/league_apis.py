@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import csv
 import io
 from typing import Any
 
@@ -18,6 +17,7 @@ from maumau import database_retry
 from maumau.errors import NotFoundError, ValidationFailed
 from maumau.params import query_int
 from maumau.schema import errors, query_number
+from maumau.spreadsheets import SafeWriter
 from maumau.strict import validated
 from scoring import members, selectors, sheet
 from scoring.serializers import (
@@ -153,7 +153,11 @@ class LeagueSeasonExportApi(APIView):
 
     @extend_schema(operation_id="leagues_season_export", summary="A season's rounds and standings (CSV or JSON)",
                    description="CSV: one row per player and round (played and recorded, with their status), "
-                               "then one row per standing (`section` says which).",
+                               "then one row per standing (`section` says which). A text cell that begins with "
+                               "`=`, `+`, `-`, `@`, a tab or a carriage return (a name) is written with a leading "
+                               "`'` so that a spreadsheet shows it as text (OWASP's rule for CSV injection). "
+                               "Readable by anyone signed in for a public league (as its rounds and standings "
+                               "are), by its members only for a private one (404 otherwise).",
                    parameters=[OpenApiParameter("format", str, enum=["json", "csv"],
                                                 description="`json` (default) or `csv`.")],
                    responses={(200, "application/json"): SeasonExportOutput,
@@ -173,7 +177,7 @@ class LeagueSeasonExportApi(APIView):
         if kind == "json":
             return Response({"league": league.pk, "season": season, "standings": standings, "rounds": rounds})
         out = io.StringIO()
-        writer = csv.writer(out)
+        writer = SafeWriter(out)
         writer.writerow(["section", "round", "source", "status", "corrects", "seat", "player", "name", "cards_left",
                          "raw_points", "multiplier", "points", "won", "position", "rounds", "wins",
                          "multiplier_bonus", "average_points", "biggest_round", "lost"])
@@ -212,10 +216,14 @@ class LeagueRoundsApi(APIView):
         description=(
             "Players in seat order; for each one other than the winner either `cards` (left in hand, card codes "
             "of the league's deck) or `points` (the hand's value before any multiplier). Scored by the same code "
-            "as played rounds (house: Q 3, K 4, A 10, J 20, joker 50, times 1 + `extra_jacks`). Pending until "
-            "another player of the round confirms it, unless the league has `scorekeeper_alone`. `corrects` "
-            "names a recorded round this entry replaces once it counts. Recorded rounds count in standings and "
-            "seasons, never in ratings."
+            "as played rounds (house: Q 3, K 4, A 10, J 20, joker 50, times 1 + `extra_jacks`). The hands must be "
+            "possible for the deck: only the winner without cards (400 `empty_hand`), the points given at most what "
+            "the cards nobody listed can be worth, one lying on the pile (400 `points_exceed_deck`, `details.max`). "
+            "Pending until every player it scores (all but the winner; the recorder's own line aside) has confirmed "
+            "it, unless the league "
+            "has `scorekeeper_alone`. `corrects` names a recorded round this entry replaces once it counts; it "
+            "needs the people scored by both entries. Only current members record (403 `not_scorekeeper`). "
+            "Recorded rounds count in standings and seasons, never in ratings."
         ),
         request=RoundRecordInput,
         examples=[OpenApiExample("House round", request_only=True, value={
@@ -234,8 +242,15 @@ class LeagueRoundsApi(APIView):
 
 class LeagueRoundConfirmApi(APIView):
     @extend_schema(operation_id="leagues_round_confirm", summary="Confirm a recorded round (another player of it)",
-                   description="403 `confirm_not_allowed` for its recorder or someone not in it; 409 "
-                               "`round_not_pending` once it counts, was disputed or corrected, or its season ended.",
+                   description="It counts once every player it scores, all but the winner (and, for a "
+                               "correction, every player the corrected round scored) has confirmed it; until "
+                               "then it stays `pending` with the confirmations so far and `waiting_for`. "
+                               "403 `confirm_not_allowed` for its recorder or someone not in it; "
+                               "403 `not_a_league_member` for one who left the league; "
+                               "409 `already_confirmed` (`details.waiting_for`: who has not yet) for a second "
+                               "confirmation; 409 `round_not_pending` once it counts, was disputed or corrected, "
+                               "or its season ended; 409 `correction_stale` when the entry it corrects no longer "
+                               "stands.",
                    request=RoundActionInput, examples=[OpenApiExample("Empty body", request_only=True, value={})],
                    responses={200: LeagueRoundOutput, **errors(400, 401, 403, 404, 409, 429)},
                    tags=TAGS)
@@ -247,7 +262,12 @@ class LeagueRoundConfirmApi(APIView):
 
 class LeagueRoundDisputeApi(APIView):
     @extend_schema(operation_id="leagues_round_dispute", summary="Dispute a recorded round (a player of it)",
-                   description="Before it counts; a disputed round never counts.",
+                   description="By a player of it before it counts: a disputed round never counts. After it "
+                               "counted, by a player it scores who did not confirm it (the scorekeeper "
+                               "counted it alone), until its season ends: it leaves the standings (a step of the "
+                               "race) and the entry it corrected, if any, stands again as it stood. 403 "
+                               "`confirm_not_allowed` for someone not in it; 403 `not_a_league_member` for one who "
+                               "left the league; 409 `round_not_pending` otherwise.",
                    request=RoundActionInput, examples=[OpenApiExample("Empty body", request_only=True, value={})],
                    responses={200: LeagueRoundOutput, **errors(400, 401, 403, 404, 409, 429)},
                    tags=TAGS)

@@ -219,7 +219,10 @@ class SheetMark(models.Model):
     same place. A league whose scorekeeper alone counts a round writes the confirmation with the recording.
     """
 
-    KINDS = [("confirm", "confirm"), ("dispute", "dispute"), ("season", "season")]
+    #: `agree`: a player's confirmation that leaves others to confirm; `confirm`: the one that makes the round
+    #: count (the last confirmation it needed, or the scorekeeper alone); `dispute`: of a pending round, or of
+    #: a counted one by a scored player who did not confirm it (it leaves the standings).
+    KINDS = [("agree", "agree"), ("confirm", "confirm"), ("dispute", "dispute"), ("season", "season")]
 
     league = models.ForeignKey("games.League", on_delete=models.CASCADE, related_name="sheet_marks")
     kind = models.CharField(max_length=8, choices=KINDS)

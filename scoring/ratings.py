@@ -18,9 +18,18 @@ Which rounds are rated is decided once, when the round is recorded (`ratings_loc
   rows against all `player`, `bot` and `clock` rows). The round is unrated for everyone: the round
   results mark whole rounds, and an absent person's seat played by a bot is not a fair result for
   the others either;
+- someone moved in it but never played a card (every move of their seat a draw, a pass, a timeout or
+  the resignation): a sock that draws once and resigns feeds its owner a win per round;
 - the same players (the same set, under the same rules) already had
   `MAUMAU_RATED_ROUNDS_TOGETHER_PER_DAY` (3) rated rounds in the 24 hours before it ended: repeated
   results between the same accounts count only a few times a day.
+
+Newcomers: a rated round against a *new* opponent (fewer than `MAUMAU_RATING_NEW_ROUNDS` (10) rated
+rounds under the rules before it, or a player younger than `MAUMAU_RATING_NEW_HOURS` (24) when it
+ended; never a server bot) moves a player's mu by at most `MAUMAU_RATING_NEW_CAP` (0.1, 3 points of the
+displayed rating) and leaves their sigma: a fresh sock per round lifts nobody. It counts as a rated round all the same
+(two newcomers playing each other stop being new after their first rounds). `ratings_replay` decides
+it again from the rounds it has replayed and the players' ages, as the round did.
 
 Bots other than `random` (server bots and bot accounts) are rated like anyone; the leaderboard shows
 them as bots. A rating is provisional below `PROVISIONAL_ROUNDS` rated rounds and is not listed on
@@ -125,24 +134,32 @@ def _lock_sql(players: int, person_seats: int, bots: int, vendor: str) -> str:
         f" AND (SELECT count(*) FROM scoring_playerresult q WHERE q.round_id = p.round_id) = {players}"
         " AND (SELECT count(*) FROM scoring_playerresult q WHERE q.round_id = p.round_id"
         f" AND q.player_id IN ({ids})) = {players}) AS together WHERE together.n >= %s"
+        # someone moved but never played a card
+        f" UNION ALL SELECT 1 FROM games_move i WHERE i.game_id = %s AND i.seat IN ({seats})"
+        f" AND i.actor IN ('player', 'bot', 'clock') GROUP BY i.seat"
+        f" HAVING count(CASE WHEN {kind.replace('r.', 'i.')} = 'play' THEN 1 END) = 0"
     )
     return (
         "INSERT INTO scoring_rating (player_id, rules, bot, mu, sigma, rating, rounds)"
         f" SELECT * FROM (VALUES {rows}) AS new_rating WHERE NOT EXISTS ({unrated})"
         " AND NOT EXISTS (SELECT 1 FROM scoring_roundresult WHERE game_id = %s)"
         " ON CONFLICT (rules, player_id) DO UPDATE SET rounds = scoring_rating.rounds"
-        " RETURNING player_id, id, mu, sigma, rounds"
+        " RETURNING player_id, id, mu, sigma, rounds,"
+        " (SELECT p.created_at >= %s FROM games_player p WHERE p.id = scoring_rating.player_id),"
+        " (SELECT p.is_bot AND p.user_id IS NULL FROM games_player p WHERE p.id = scoring_rating.player_id)"
     )
 
 
 @dataclass(slots=True)
 class LockedRating:
-    """A locked rating row as a round moves it: its id, its (mu, sigma) and rounds before the round."""
+    """A locked rating row as a round moves it: its id, its (mu, sigma) and rounds before the round, and
+    whether its player was new then (see the module's docstring)."""
 
     id: int
     mu: float
     sigma: float
     rounds: int
+    new: bool = False
 
 
 def ratings_locked(*, game: Any, practice: bool, rules: str, seat_players: dict[int, int],
@@ -165,17 +182,47 @@ def ratings_locked(*, game: Any, practice: bool, rules: str, seat_players: dict[
     ids = sorted(set(seat_players.values()))
     person_seats = sorted(seat for seat, player_id in seat_players.items() if player_id not in bots)
     bot_ids = sorted(bots & set(ids))
-    since = (game.finished_at or timezone.now()) - timedelta(days=1)
+    finished_at = game.finished_at or timezone.now()
+    since = finished_at - timedelta(days=1)
     together = settings.MAUMAU_RATED_ROUNDS_TOGETHER_PER_DAY or 2**31 - 1
     params: list[Any] = []
     for player_id in ids:
         params += [player_id, rules, player_id in bots, INITIAL_MU, INITIAL_SIGMA, INITIAL_RATING]
     params += [game.pk, *person_seats, game.pk, *person_seats, *bot_ids, game.pk,
-               ids[0], rules, since, *ids, together, game.pk]
+               ids[0], rules, since, *ids, together, game.pk, *person_seats, game.pk, young_since(finished_at)]
     with sql.cursor() as cursor:
         cursor.execute(_lock_sql(len(ids), len(person_seats), len(bot_ids), connection.vendor), params)
         rows = cursor.fetchall()
-    return {player_id: LockedRating(rating_id, mu, sigma, rounds) for player_id, rating_id, mu, sigma, rounds in rows}
+    return {player_id: LockedRating(rating_id, mu, sigma, rounds, is_new(rounds, bool(young), bool(server_bot)))
+            for player_id, rating_id, mu, sigma, rounds, young, server_bot in rows}
+
+
+def young_since(finished_at: Any) -> Any:
+    """A player made at or after this, for a round that ended at `finished_at`, is new."""
+    return finished_at - timedelta(hours=settings.MAUMAU_RATING_NEW_HOURS)
+
+
+def is_new(rounds: int, young: bool, server_bot: bool) -> bool:
+    """Whether a player with `rounds` rated rounds before a round (and `young` then) is new in it (0 hours:
+    age makes nobody new). A server bot never is: the server plays it (a fresh one sits at every table),
+    nobody can make it lose on purpose, and the `random` one's rounds are not rated at all."""
+    if server_bot:
+        return False
+    return (young and settings.MAUMAU_RATING_NEW_HOURS > 0) or rounds < settings.MAUMAU_RATING_NEW_ROUNDS
+
+
+def rated_with_newcomers(current: Sequence[tuple[float, float]], ranks: Sequence[int],
+                         new: Sequence[bool]) -> list[tuple[float, float]]:
+    """`rated_after`, but a player with a new opponent moves by at most the cap, their sigma kept."""
+    after = rated_after(current, ranks)
+    cap = settings.MAUMAU_RATING_NEW_CAP
+    moved = []
+    for index, ((mu, sigma), (new_mu, new_sigma)) in enumerate(zip(current, after, strict=True)):
+        if any(flag for other, flag in enumerate(new) if other != index):
+            moved.append((mu + max(-cap, min(cap, new_mu - mu)), sigma))
+        else:
+            moved.append((new_mu, new_sigma))
+    return moved
 
 
 @dataclass(slots=True)
@@ -197,7 +244,8 @@ def round_rate(*, round_result: RoundResult, lines: Sequence[PlayerResult],
     object; they take its id when it is written (``play.writes``)."""
     lines = sorted(lines, key=lambda line: line.seat)
     locked = [ratings[line.player_id] for line in lines]
-    after = rated_after([(rating.mu, rating.sigma) for rating in locked], [line.rank for line in lines])
+    after = rated_with_newcomers([(rating.mu, rating.sigma) for rating in locked], [line.rank for line in lines],
+                                 [rating.new for rating in locked])
     moved, points = [], []
     for line, rating, (mu, sigma) in zip(lines, locked, after, strict=True):
         value = display_value(mu, sigma)
@@ -220,21 +268,23 @@ class RatingsReplay:
     rounds: int = 0
 
 
-def _rated_rounds() -> Iterator[tuple[int, str, list[tuple[int, int]]]]:
-    """(round id, rules, [(player id, rank) by seat]) of every rated round, in id order."""
+def _rated_rounds() -> Iterator[tuple[int, str, list[tuple[int, int, bool, bool]]]]:
+    """(round id, rules, [(player id, rank, young, server bot) by seat]) of every rated round, in id order;
+    `young`: the player was younger than `MAUMAU_RATING_NEW_HOURS` when the round ended."""
     rows = (
         PlayerResult.objects.filter(round__rated=True)
         .order_by("round_id", "seat")
-        .values_list("round_id", "rules", "player_id", "rank")
+        .values_list("round_id", "rules", "player_id", "rank", "finished_at", "player__created_at", "player__is_bot",
+                     "player__user_id")
     )
     current: int | None = None
     rules, lines = "", []
-    for round_id, round_rules, player_id, rank in rows.iterator(chunk_size=10_000):
+    for round_id, round_rules, player_id, rank, finished_at, created_at, bot, user in rows.iterator(chunk_size=10_000):
         if round_id != current:
             if current is not None:
                 yield current, rules, lines
             current, rules, lines = round_id, round_rules, []
-        lines.append((player_id, rank))
+        lines.append((player_id, rank, created_at >= young_since(finished_at), bot and user is None))
     if current is not None:
         yield current, rules, lines
 
@@ -245,9 +295,10 @@ def ratings_replay(*, points: list[tuple[int, int, str, int, float, float]] | No
     replay = RatingsReplay()
     for round_id, rules, lines in _rated_rounds():
         current = [replay.ratings.get((rules, player_id), [INITIAL_MU, INITIAL_SIGMA, 0, None])
-                   for player_id, _rank in lines]
-        after = rated_after([(state[0], state[1]) for state in current], [rank for _player, rank in lines])
-        for (player_id, rank), state, (mu, sigma) in zip(lines, current, after, strict=True):
+                   for player_id, _rank, _young, _bot in lines]
+        new = [is_new(state[2], line[2], line[3]) for state, line in zip(current, lines, strict=True)]
+        after = rated_with_newcomers([(state[0], state[1]) for state in current], [line[1] for line in lines], new)
+        for (player_id, rank, _young, _bot), state, (mu, sigma) in zip(lines, current, after, strict=True):
             replay.ratings[(rules, player_id)] = [mu, sigma, state[2] + 1, round_id]
             if points is not None:
                 points.append((round_id, player_id, rules, rank, mu, sigma))

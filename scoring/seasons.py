@@ -12,6 +12,8 @@ the race chart (`RaceStep`) and moves the season's `Standing` rows. The caller h
   `finished` (it takes no rounds) until the owner starts it.
 - Order of the round results, for the replay: a round's own row at its id; a `SheetMark` (confirmation,
   dispute, season) and a `LeagueResignation` after the round they name, in the order they were written.
+  A recorded round counts at its `confirm` mark (an `agree` mark changes nothing); a `dispute` of a
+  counted round is a step that takes it out and puts back the entry it corrected as that entry stood.
 """
 
 from __future__ import annotations
@@ -267,7 +269,7 @@ class _Replayer:
             total["points"] += line[2]
             total["multiplier_bonus"] += line[3]
             total["biggest_round"] = max(total["biggest_round"], line[2])
-            season.by_round.setdefault(pid, {})[round_id] = line[2]
+            season.by_round.setdefault(pid, {})[line[6]] = line[2]
         season.steps.append((round_id, {str(pid): t["points"] for pid, t in sorted(season.totals.items())}))
         loser = limit_loser(self.league.league_limit,
                             [(season.totals[line[0]]["points"], line[2], line[4], line[5], line[0]) for line in lines])
@@ -280,6 +282,8 @@ def sheet_replay(*, league: League) -> Replay:
     corrections, resignations and the owner's season marks (see the module docstring)."""
     replayer = _Replayer(league)
     replay = replayer.replay
+    #: Whether an entry a correction took out had counted: a dispute of the correction puts it back so.
+    had_counted: dict[int, bool] = {}
     heads = {row[0]: row for row in RoundResult.objects.filter(league=league).order_by("id").values_list(
         "id", "source", "practice", "corrects_id")}
     lines: dict[int, list[tuple[Any, ...]]] = {}
@@ -314,6 +318,19 @@ def sheet_replay(*, league: League) -> Replay:
                                       False)
         elif kind in ("confirm", "dispute"):
             number, status, _counted = replay.rounds.get(ref, (0, "", False))
+            if (kind == "dispute" and status == RoundResult.COUNTED and number == current.number
+                    and replayer.open()):  # a counted round disputed by a scored player who never confirmed it
+                replay.rounds[ref] = (number, RoundResult.DISPUTED, False)
+                restored: list[tuple[Any, ...]] = []
+                corrects = heads[ref][3]
+                if corrects is not None and replay.rounds[corrects][1] == RoundResult.CORRECTED:
+                    if had_counted.get(corrects):
+                        replay.rounds[corrects] = (replay.rounds[corrects][0], RoundResult.COUNTED, True)
+                        restored = lines.get(corrects, [])
+                    else:
+                        replay.rounds[corrects] = (replay.rounds[corrects][0], RoundResult.PENDING, False)
+                replayer.step(ref, restored, lines.get(ref, []))
+                continue
             if status != RoundResult.PENDING or number != current.number or not replayer.open():
                 continue
             if kind == "dispute":
@@ -326,6 +343,7 @@ def sheet_replay(*, league: League) -> Replay:
                 if c_status not in (RoundResult.PENDING, RoundResult.COUNTED) or c_number != number:
                     continue
                 replay.rounds[corrects] = (c_number, RoundResult.CORRECTED, False)
+                had_counted[corrects] = c_counted
                 removed = lines.get(corrects, []) if c_counted else []
             replay.rounds[ref] = (number, RoundResult.COUNTED, True)
             replayer.step(ref, lines.get(ref, []), removed)

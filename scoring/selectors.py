@@ -190,11 +190,13 @@ def league_race(*, league: League, season: int, after: int, limit: int) -> dict[
 
 
 def _rounds_read() -> QuerySet[RoundResult]:
-    return (RoundResult.objects.select_related("recorded_by")
+    return (RoundResult.objects.select_related("recorded_by", "corrects")
               .prefetch_related(Prefetch("players", queryset=PlayerResult.objects.select_related("player")
                                          .order_by("seat")),
+                                Prefetch("corrects__players", queryset=PlayerResult.objects.select_related("player")
+                                         .filter(won=False)),
                                 Prefetch("marks", queryset=SheetMark.objects.select_related("player")
-                                         .filter(kind__in=("confirm", "dispute")).order_by("id"))))
+                                         .filter(kind__in=("agree", "confirm", "dispute")).order_by("id"))))
 
 
 def league_round(*, round_id: int) -> dict[str, Any]:
@@ -211,6 +213,18 @@ def league_rounds(*, league: League, season: int, after: int, limit: int | None)
     return {"results": [round_data(r) for r in page], "next": page[-1].pk if more else None}
 
 
+def _waiting_for(r: RoundResult) -> list[Any]:
+    """The players a pending recorded round still needs: everyone it, or the entry it corrects, scores (all but
+    the winner), but its recorder and those who confirmed it (`scoring.sheet`)."""
+    if r.source != "recorded" or r.status != RoundResult.PENDING:
+        return []
+    scored = {line.player_id: line.player for line in r.players.all() if not line.won}
+    if r.corrects is not None:
+        scored.update({line.player_id: line.player for line in r.corrects.players.all()})
+    agreed = {mark.player_id for mark in r.marks.all() if mark.kind in ("agree", "confirm")}
+    return [player for pid, player in sorted(scored.items()) if pid != r.recorded_by_id and pid not in agreed]
+
+
 def round_data(r: RoundResult) -> dict[str, Any]:
     def ref(player: Any) -> dict[str, Any] | None:
         return None if player is None else _player(player.pk, player.name, player.is_bot)
@@ -222,7 +236,10 @@ def round_data(r: RoundResult) -> dict[str, Any]:
         "players": [{"player": ref(line.player), "seat": line.seat, "rank": line.rank, "cards_left": line.cards_left,
                      "raw_points": line.raw_points, "points": line.points, "won": line.won}
                     for line in r.players.all()],
-        "confirmations": [{"kind": mark.kind, "player": ref(mark.player), "at": mark.at} for mark in r.marks.all()],
+        # Every confirmation reads `confirm`, whether it was the one that made the round count or not.
+        "confirmations": [{"kind": "dispute" if mark.kind == "dispute" else "confirm", "player": ref(mark.player),
+                           "at": mark.at} for mark in r.marks.all()],
+        "waiting_for": [ref(player) for player in _waiting_for(r)],
     }
 
 

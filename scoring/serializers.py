@@ -344,6 +344,10 @@ class LeagueRoundOutput(serializers.Serializer):
     finished_at = serializers.DateTimeField()
     players = SheetPlayerLine(many=True)
     confirmations = SheetMarkOutput(many=True)
+    waiting_for = PlayerRef(many=True, help_text="A pending recorded round: the players it (or the entry it "
+                                                 "corrects) scores, all but the winner, who have not confirmed it "
+                                                 "yet; empty when it scores nobody but its recorder (then one other "
+                                                 "player of it confirms), and for any other round.")
 
 
 class LeagueRoundsOutput(serializers.Serializer):

@@ -2,11 +2,20 @@
 
 A recorded round is scored by the engine's own `round_result` (the same code as a played round), from
 the cards left in each hand or from a hand's value in points, and written to the round results marked
-`recorded`. It counts in the league's standings and seasons once another player of the round confirms
-it (or at once, when the league lets its scorekeeper alone count rounds); any player of it may dispute it
-before then, and a disputed round never counts. Nothing is edited in place: a wrong entry is corrected by
-a new entry that names it (`corrects`), which goes through the same confirmation; once it counts, the
-entry it corrects no longer does. Recorded rounds never move ratings, statistics or scoreboards.
+`recorded`. The sheet must be possible for the league's deck (`round_scored`).
+
+The players a round scores decide it (all but the winner: each holds cards worth points, or in tavern
+scoring takes a lost round): it counts in the league's standings and seasons once every one of them has
+confirmed it (the recorder's own line needs no confirmation; a round that scores nobody
+else needs one other player of it), or at once when the league lets its scorekeeper alone count rounds.
+A confirmation that leaves someone still to confirm is an `agree` mark, the one that completes the round
+a `confirm` mark: the replay counts the round at the `confirm`. Any player of a pending round may dispute
+it, and a disputed round never counts; a scored player may also dispute a round that counted without
+their confirmation (the scorekeeper alone, or a round from before this rule) until its season ends, which
+takes it out of the standings again. Nothing is edited in place: a wrong entry is corrected by a new entry
+that names it (`corrects`), which needs the people scored by both entries; once it counts, the entry it
+corrects no longer does (and counts again if the correction is disputed). Only current members record,
+confirm or dispute. Recorded rounds never move ratings, statistics or scoreboards.
 
 Every write locks the league row first, so two scorekeepers recording at once both land, one after the
 other, and the round results' order is the order in which things counted (`scoring.seasons`).
@@ -77,6 +86,9 @@ def round_scored(*, league: League, lines: list[SheetLine], winner: int, extra_j
                            player=line.player)
         if line.player == winner and (line.cards or line.points):
             raise _refused("winner_has_cards", _("The winner has no cards left."), player=line.player)
+        if line.player != winner and not line.cards and not line.points:
+            raise _refused("empty_hand", _("Only the winner has no cards left: every other player holds at least "
+                                           "one card."), player=line.player)
         for card in line.cards or []:
             if card not in in_deck:
                 raise _refused("card_not_in_deck", _("This card is not in the league's deck."), player=line.player,
@@ -90,9 +102,17 @@ def round_scored(*, league: League, lines: list[SheetLine], winner: int, extra_j
         raise _refused("card_twice", _("A card is in more hands than the deck holds it."), cards=twice)
     jacks = sum(count for card, count in used.items() if card.startswith("J"))
     deck_jacks = sum(1 for card in deck if card.startswith("J"))
-    if sum(used.values()) > len(deck) - 1:
+    hands_in_points = [line for line in lines if line.points is not None and line.player != winner]
+    if sum(used.values()) + len(hands_in_points) > len(deck) - 1:
         raise _refused("too_many_cards", _("More cards than the deck holds (one is on the pile)."),
                        max=len(deck) - 1)
+    # The hands given in points hold cards nobody listed, and one card at least lies on the pile.
+    left = sorted(value(card) for card in (in_deck - used).elements())
+    possible = sum(left) - left[0]
+    given = sum(line.points or 0 for line in hands_in_points)
+    if given > possible:
+        raise _refused("points_exceed_deck", _("The hands' points together are more than the cards nobody listed "
+                                               "can be worth."), points=given, max=possible)
     if extra_jacks and (rules.scoring != "points" or extra_jacks + 1 + jacks > deck_jacks):
         raise _refused("extra_jacks", _("Extra jacks multiply in house scoring only, and no more than the deck "
                                         "holds besides the last card."), max=max(0, deck_jacks - 1 - jacks))
@@ -193,40 +213,102 @@ def _confirmed(league: League, recorded: RoundResult, player: Player) -> None:
     stream_services.notifications_create(step.season_over)
 
 
-def _player_of_round(recorded: RoundResult, player: Player) -> bool:
-    return recorded.players.filter(player=player).exists()
+def _member_check(league: League, mine: LeagueMember | None) -> None:
+    """Only a current member confirms or disputes: one who left has no say on the sheet any more."""
+    if mine is None:
+        raise PermissionDeniedError("not_a_league_member", _("Only the league's current members confirm or "
+                                                             "dispute its rounds."), details={"league": league.pk})
+
+
+def _scored(round_id: int | None) -> set[int]:
+    """The players a round scores: all but its winner. In house and classic scoring each of them holds a card
+    and so takes points (`round_scored`); in tavern scoring (wins only) each takes a lost round."""
+    if round_id is None:
+        return set()
+    return set(PlayerResult.objects.filter(round_id=round_id, won=False).values_list("player_id", flat=True))
+
+
+def _sheet_people(recorded: RoundResult) -> tuple[set[int], set[int], set[int]]:
+    """Who may confirm or dispute an entry (its players and those scored by the entry it corrects), whose
+    confirmation it needs (everyone either entry scores, but its recorder), and who confirmed it."""
+    players = set(recorded.players.values_list("player_id", flat=True))
+    scored = _scored(recorded.pk) | _scored(recorded.corrects_id)
+    agreed = set(SheetMark.objects.filter(round=recorded, kind__in=("agree", "confirm"))
+                 .values_list("player_id", flat=True))
+    return players | scored, scored - {recorded.recorded_by_id}, agreed
 
 
 @database_retry.written_once_more
 @transaction.atomic
 def round_confirm(*, league_id: int, round_id: int, player: Player) -> RoundResult:
-    """Another player of the round confirms it: from now on it counts."""
-    league, _mine = _league_locked(league_id, player)
+    """A player of the round confirms it; it counts once everyone it scores has (`agree` marks
+    until the last one, whose mark is the `confirm` that counts it)."""
+    league, mine = _league_locked(league_id, player)
+    _member_check(league, mine)
     recorded = _round_of(league, round_id)
-    if recorded.recorded_by_id == player.pk or not _player_of_round(recorded, player):
+    people, needed, agreed = _sheet_people(recorded)
+    if recorded.recorded_by_id == player.pk or player.pk not in people:
         raise PermissionDeniedError("confirm_not_allowed", _("A round is confirmed by another player of it than "
                                                              "the one who recorded it."),
                                     details={"round": recorded.pk})
     _pending_check(recorded)
-    _confirmed(league, recorded, player)
+    if player.pk in agreed:
+        raise ConflictError("already_confirmed", _("You have confirmed this round already: it waits for the "
+                                                   "others it scores."),
+                            details={"round": recorded.pk, "waiting_for": sorted(needed - agreed)})
+    if needed <= agreed | {player.pk}:
+        _confirmed(league, recorded, player)
+        return recorded
+    if recorded.corrects_id is not None:
+        _correction_check(league, RoundResult.objects.get(pk=recorded.corrects_id))
+    SheetMark.objects.create(league=league, kind="agree", round=recorded, player=player,
+                             after_round_id=seasons.last_round_id(league), at=timezone.now())
     return recorded
 
 
 @database_retry.written_once_more
 @transaction.atomic
 def round_dispute(*, league_id: int, round_id: int, player: Player) -> RoundResult:
-    """A player of the round disputes it before it counts: it never will (a new entry records it again)."""
-    league, _mine = _league_locked(league_id, player)
+    """A player of the round disputes it before it counts: it never will (a new entry records it again).
+    A player it scores who did not confirm it disputes it after it counted, until its season
+    ends: it leaves the standings, and the entry it corrected counts again."""
+    league, mine = _league_locked(league_id, player)
+    _member_check(league, mine)
     recorded = _round_of(league, round_id)
-    if not _player_of_round(recorded, player):
+    people, needed, agreed = _sheet_people(recorded)
+    if player.pk not in people:
         raise PermissionDeniedError("confirm_not_allowed", _("Only a player of the round disputes it."),
                                     details={"round": recorded.pk})
-    _pending_check(recorded)
+    counted_without_you = (recorded.status == RoundResult.COUNTED and player.pk in needed - agreed
+                           and recorded.season == league.season and league.status == League.STATUS_ACTIVE)
+    if not counted_without_you:
+        _pending_check(recorded)
     SheetMark.objects.create(league=league, kind="dispute", round=recorded, player=player,
                              after_round_id=seasons.last_round_id(league), at=timezone.now())
-    recorded.status = RoundResult.DISPUTED
-    recorded.save(update_fields=["status"])
+    recorded.status, recorded.counted = RoundResult.DISPUTED, False
+    recorded.save(update_fields=["status", "counted"])
+    if counted_without_you:
+        _counted_round_disputed(league, recorded)
     return recorded
+
+
+def _counted_round_disputed(league: League, recorded: RoundResult) -> None:
+    """Take a disputed round out of the standings (a step of the race), and put back the entry it corrected
+    as it stood: counted again if it had counted (it has the `confirm` mark that counted it), else pending."""
+    restored: list[PlayerResult] = []
+    if recorded.corrects_id is not None:
+        corrected = RoundResult.objects.select_for_update().get(pk=recorded.corrects_id)
+        if corrected.status == RoundResult.CORRECTED:
+            if SheetMark.objects.filter(round=corrected, kind="confirm").exists():
+                corrected.status, corrected.counted = RoundResult.COUNTED, True
+                restored = list(corrected.players.all())
+            else:
+                corrected.status = RoundResult.PENDING
+            corrected.save(update_fields=["status", "counted"])
+    step = seasons.step_count(league=league, round_result=recorded, lines=restored,
+                              removed=list(recorded.players.all()))
+    step.race_step.save()
+    stream_services.notifications_create(step.season_over)
 
 
 @database_retry.written_once_more

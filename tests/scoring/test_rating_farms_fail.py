@@ -52,10 +52,10 @@ def test_a_sock_guest_resigning_at_its_first_move_rates_nobody(make_player) -> N
     assert ratings_recompute(write=False) == []
 
 
-def test_a_resignation_after_ones_own_first_move_is_rated(players) -> None:  # type: ignore[no-untyped-def]
+def test_a_resignation_after_ones_own_first_card_is_rated(players) -> None:  # type: ignore[no-untyped-def]
     ada, bert = players(2)
     game = finish_game(table_for([ada, bert], rules="classic"), {**won_by(0, 2), "reason": "resigned"})
-    moves(game, [(0, "player", "play"), (1, "player", "draw"), (0, "player", "play"), (1, "player", "resign")],
+    moves(game, [(0, "player", "play"), (1, "player", "play"), (0, "player", "play"), (1, "player", "resign")],
           [ada, bert])
     assert round_recorded(game=game).rated
 

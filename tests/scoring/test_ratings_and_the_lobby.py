@@ -34,12 +34,15 @@ def fair_round(make_player: Any, rules: str = "classic", people: int = 2) -> tup
 def test_a_round_ended_by_a_resignation_is_rated_with_the_resigner_last(make_player):
     game, (ada, bert, cleo) = fair_round(make_player, people=3)
     by_seat = {0: ada, 1: bert, 2: cleo}
-    while True:  # Bert moves once first: a resignation before one's own first move is not rated
+    played: set[int] = set()
+    # Everyone plays a card first: a round in which someone moved but never played one is not rated.
+    while played != {0, 1, 2} or Game.objects.get(pk=game["id"]).turn != 1:
         turn = Game.objects.get(pk=game["id"]).turn
         legal = by_seat[turn].get(f"/api/v1/games/{game['id']}").json()["legal_actions"]
-        assert by_seat[turn].post(f"/api/v1/games/{game['id']}/actions", legal[0], format="json").status_code == 200
-        if turn == 1:
-            break
+        action = next((action for action in legal if action["type"] == "play"), legal[0])
+        assert by_seat[turn].post(f"/api/v1/games/{game['id']}/actions", action, format="json").status_code == 200
+        played |= {turn} if action["type"] == "play" else set()
+        assert Game.objects.get(pk=game["id"]).status != "finished"
     response = bert.post(f"/api/v1/games/{game['id']}/actions", {"type": "resign"}, format="json")
     assert response.status_code == 200, response.content
 
