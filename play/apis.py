@@ -278,7 +278,8 @@ class GameDetailApi(APIView):
                                                           invite_code=_invite_code(request))
         etag = selectors.game_etag(game=game, viewer=viewer, player=player)
 
-        if etag in {t.strip() for t in request.headers.get("If-None-Match", "").split(",")}:
+        # Compressed answers carry the weak form of the ETag (W/"..."): the same version for If-None-Match.
+        if etag in {t.strip().removeprefix("W/") for t in request.headers.get("If-None-Match", "").split(",")}:
             return Response(status=status.HTTP_304_NOT_MODIFIED, headers={"ETag": etag})
         view = selectors.game_view_for_player(game=game, seats=seats, viewer=viewer)
         return Response(view, headers={"ETag": etag})
