@@ -61,6 +61,16 @@ async def watching_amark(player_id: int, game_id: int, seconds: float) -> None:
         log.warning("presence: could not mark game %s watched", game_id, exc_info=True)
 
 
+async def watching_aforget(player_id: int, game_id: int) -> None:
+    """The stream that marked the game watched has ended (the page was left, hidden or closed): a your_turn
+    is pushed from now on, not after the mark's grace. A second stream of the same player on the same game
+    marks it again at its next keep-alive."""
+    try:
+        await caches["presence"].adelete(_watch_key(player_id, game_id))
+    except Exception:
+        log.warning("presence: could not unmark game %s watched", game_id, exc_info=True)
+
+
 def watching(player_id: int, game_id: int) -> bool:
     """Whether a stream or long-poll of the player's is open on the game (or was, within its grace)."""
     try:
