@@ -106,17 +106,19 @@ def test_a_refused_permission_is_explained_and_the_blocked_state_offers_one_acti
     assert _one_action(page) == ["Turn on notifications"]
     look(page, "push-ask")
     page.get_by_role("button", name="Turn on notifications").click()  # the browser says no (a test context)
-    expect(page.locator("#push-trouble")).to_be_visible()
-    trouble = page.locator("#push-trouble").text_content() or ""
-    assert trouble.startswith(("You did not allow notifications", "The browser's question was closed")), trouble
-    assert "Error" not in trouble and "Registration failed" not in trouble
+    # Chromium blocks the site after a refusal in a test context ("denied"); a browser that only closed
+    # its question leaves "ask" with the words for that.
+    expect(page.locator("#push[data-state='denied'], #push-trouble").first).to_be_visible()
+    said = page.locator("#push").text_content() or ""
+    assert "Error" not in said and "Registration failed" not in said and "permission denied" not in said, said
     assert page.locator("#toast.shown").count() == 0, "no toast with the browser's raw error"
-    state = page.locator("#push").get_attribute("data-state")
-    assert state in ("denied", "ask"), state
     assert len(_one_action(page)) == 1
-    if state == "denied":
+    if page.locator("#push").get_attribute("data-state") == "denied":
         assert _one_action(page) == ["Check again"]
-        expect(page.locator("#push-state")).to_contain_text("blocked for this site")
+        expect(page.locator("#push-state")).to_contain_text("blocked for this site in this browser. To allow them")
+        assert page.locator("#push-trouble").count() == 0, "said once"
+    else:
+        expect(page.locator("#push-trouble")).to_contain_text("The browser's question was closed without an answer.")
     look(page, "push-refused")
     assert api.call("GET", "me/push-subscriptions") == []
     expect(page.locator("#devices")).to_have_text("No devices.")

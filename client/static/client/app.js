@@ -402,7 +402,7 @@ function invitation(id, code, table, refresh) {
     go(`#/table/${id}`);
   }) }, t("table.join"));
   const clock = table.options && table.options.turn_seconds;
-  return section(t("invite.title"),
+  const panel = section(t("invite.title"),
     h("p", { class: "lead" }, t("invite.from", { name: table.host.name, rules: t(`rules.${table.rules}`) })),
     clock ? h("p", { class: "muted" }, t("table.clock", { s: clock >= 86400 ? t("clock.1d") : clock >= 60 ? `${Math.round(clock / 60)} min` : `${clock} s` })) : null,
     h("h3", {}, t("table.seats")), seats,
@@ -410,12 +410,16 @@ function invitation(id, code, table, refresh) {
       : full ? h("p", { class: "refusal", id: "invite-state" }, t("invite.full"))
         : h("div", { class: "actions" }, take),
     closed || full ? h("p", {}, h("a", { class: "button", href: "#/lobby" }, t("invite.lobby"))) : null);
+  panel.classList.add("invitation");
+  return panel;
 }
 
 function inviteRefused(id) {
-  fill(main, h("h1", {}, t("table.title", { id })), section(t("invite.title"),
+  const panel = section(t("invite.title"),
     h("p", { class: "refusal", id: "invite-state" }, t("invite.wrong")),
-    h("p", {}, h("a", { class: "button", href: "#/lobby" }, t("invite.lobby")))));
+    h("p", {}, h("a", { class: "button", href: "#/lobby" }, t("invite.lobby"))));
+  panel.classList.add("invitation");
+  fill(main, h("h1", {}, t("table.title", { id })), panel);
 }
 
 function tableScreen(id, code = null) {

@@ -174,7 +174,8 @@ export function settingsScreen() {
         box.append(say("settings.enabled"), act("push-off", "settings.off", pushTurnOff, false));
     }
     if (busy) box.append(h("p", { class: "muted", role: "status" }, t("settings.working")));
-    else if (trouble) box.append(h("p", { class: "refusal", role: "alert", id: "push-trouble" }, t(`settings.why.${trouble}`)));
+    // A refusal the browser now shows as "blocked" is said once, by the state's own text.
+    else if (trouble && !(trouble === "refused" && state.state === "denied")) box.append(h("p", { class: "refusal", role: "alert", id: "push-trouble" }, t(`settings.why.${trouble}`)));
     return box;
   }
 
