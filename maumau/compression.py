@@ -24,6 +24,8 @@ class CompressedAnswersMiddleware(GZipMiddleware):
         return self.process_response(request, response)
 
     def process_response(self, request: HttpRequest, response: HttpResponseBase) -> HttpResponseBase:
-        if response.streaming:
+        # An answer with its own ETag (the round view) stays as it is: compressing it would weaken the ETag
+        # (W/"..."), which would then differ from the long-poll's for the same version.
+        if response.streaming or response.has_header("ETag"):
             return response
         return super().process_response(request, response)
