@@ -7,9 +7,13 @@ origin: the client loads nothing from outside.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
+import re
+from pathlib import Path
 
+from django.contrib.staticfiles import finders
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.template.loader import render_to_string
@@ -29,16 +33,46 @@ def client_page(request: HttpRequest) -> HttpResponse:
                                           {"method": request.method}), status=405)
         refused["Allow"] = "GET, HEAD"
         return refused
-    response = render(request, "client/index.html")
+    preloaded = [name for name in client_modules() if name != ENTRY_MODULE]
+    response = render(request, "client/index.html", {"modules": preloaded, "entry": ENTRY_MODULE})
     response["Content-Security-Policy"] = CONTENT_SECURITY_POLICY
     response["Cache-Control"] = "no-cache"
     return response
 
 
-#: What the service worker keeps for offline use: the page and the files it loads (hashed names).
-SHELL_FILES = ["client/style.css", "client/api.js", "client/i18n.js", "client/ui.js", "client/game.js",
-               "client/app.js", "client/notify.js", "client/resync.js", "client/icon.svg", "client/icon-192.png"]
+#: The client's entry module; every module it imports, directly or not, is part of the offline shell.
+ENTRY_MODULE = "client/app.js"
+#: What the page loads besides its modules.
+SHELL_ASSETS = ["client/style.css", "client/icon.svg", "client/icon-192.png"]
 THEME_COLOUR = "#0b5d1e"
+
+#: A static ES module import of a sibling module: ``import { x } from "./api.js";`` (the client's only kind).
+MODULE_IMPORT = re.compile(r"""^\s*import\s[^;]*?\bfrom\s+["']\./([\w.-]+\.js)["']""", re.MULTILINE)
+
+
+@functools.cache
+def client_modules() -> tuple[str, ...]:
+    """The entry module and every module it imports, read from their sources: the service worker caches
+    them all, so a module added to the client is offline at once (a forgotten one left the app blank
+    when it started offline)."""
+    found: list[str] = []
+    todo = [ENTRY_MODULE]
+    while todo:
+        name = todo.pop(0)
+        if name in found:
+            continue
+        found.append(name)
+        path = finders.find(name)
+        if not path:
+            continue
+        source = Path(str(path)).read_text(encoding="utf-8")
+        todo.extend(f"client/{module}" for module in MODULE_IMPORT.findall(source))
+    return tuple(found)
+
+
+def shell_files() -> list[str]:
+    """What the service worker keeps for offline use: the page's assets and every module (hashed names)."""
+    return [*SHELL_ASSETS, *client_modules()]
 
 
 def _refused(request: HttpRequest) -> JsonResponse | None:
@@ -56,7 +90,7 @@ def service_worker(request: HttpRequest) -> HttpResponse:
     refused = _refused(request)
     if refused is not None:
         return refused
-    shell = ["/", *[static(name) for name in SHELL_FILES]]
+    shell = ["/", *[static(name) for name in shell_files()]]
     version = hashlib.sha256(json.dumps(shell).encode()).hexdigest()[:16]
     body = render_to_string("client/sw.js", {"shell": json.dumps(shell), "version": json.dumps(version),
                                              "icon": json.dumps(static("client/icon-192.png"))})

@@ -61,6 +61,32 @@ async def watching_amark(player_id: int, game_id: int, seconds: float) -> None:
         log.warning("presence: could not mark game %s watched", game_id, exc_info=True)
 
 
+async def watching_aforget(player_id: int, game_id: int) -> None:
+    """The stream that marked the game watched has ended (the page was left, hidden or closed): a your_turn
+    is pushed from now on, not after the mark's grace. A second stream of the same player on the same game
+    marks it again at its next keep-alive."""
+    try:
+        await caches["presence"].adelete(_watch_key(player_id, game_id))
+        await caches["presence"].aset(_left_key(player_id, game_id), 1,
+                                      timeout=max(1, int(settings.NOTIFY_RECENT_MOVE_SECONDS + 0.999)))
+    except Exception:
+        log.warning("presence: could not unmark game %s watched", game_id, exc_info=True)
+
+
+def _left_key(player_id: int, game_id: int) -> str:
+    return f"left:{game_id}:{player_id}"
+
+
+def left_lately(player_id: int, game_id: int) -> bool:
+    """Whether the player closed their stream of the game lately (within ``NOTIFY_RECENT_MOVE_SECONDS``):
+    then a move of theirs just before no longer says they are looking at the board."""
+    try:
+        return caches["presence"].get(_left_key(player_id, game_id)) is not None
+    except Exception:
+        log.warning("presence: could not read who left game %s", game_id, exc_info=True)
+        return False
+
+
 def watching(player_id: int, game_id: int) -> bool:
     """Whether a stream or long-poll of the player's is open on the game (or was, within its grace)."""
     try:

@@ -88,10 +88,12 @@ def table_data(table: Table, viewer: Player | None = None) -> dict[str, Any]:
     }
 
 
-def table_get(*, table_id: int, viewer: Player | None = None) -> Table:
-    """The table; a private one only for those who have a seat at it (404 for anyone else)."""
+def table_get(*, table_id: int, viewer: Player | None = None, invite_code: str | None = None) -> Table:
+    """The table; a private one only for those who have a seat at it, or who hold its ``invite_code`` (an
+    invitee deciding whether to sit down: the view is the public one, without the code); 404 for anyone
+    else, as for a table that does not exist."""
     table = _tables_query().filter(pk=table_id).first()
-    if table is None or (table.visibility == "private" and (
+    if table is None or (table.visibility == "private" and not table.invite_code_matches(invite_code) and (
             viewer is None or not any(s.player_id == viewer.pk for s in table.seats.all()))):
         raise NotFoundError()
     return table

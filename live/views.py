@@ -433,6 +433,8 @@ def _game_events(game_id: int, viewer: int | None, after: int, delay: int = 0,
     player_id = token.user.player.pk
 
     def watching(seconds: float) -> Awaitable[None]:
+        if seconds <= 0:
+            return presence.watching_aforget(player_id, game_id)
         return presence.watching_amark(player_id, game_id, seconds)
 
     return _events(channels.game_topic(game_id), f"game {game_id} after {after}", {"game": game_id}, page,
@@ -456,7 +458,9 @@ async def _events(topic: str, opening: str, named: dict[str, Any], page: Callabl
     """The loop of every stream: read a ``page``, send its events, read on while pages are full, then wait
     for a wake-up on ``topic`` with keep-alives (which read nothing). Ends with the page's ``end``, or
     when ``token`` is gone: ``event: end`` with ``named`` and the ``reason``. ``watching`` renews the
-    caller's watching mark (for ``seconds``) before each wait and at every keep-alive."""
+    caller's watching mark (for ``seconds``) before each wait and at every keep-alive, and ends it
+    (``watching(0)``) when the stream ends: a client that leaves the game closes its stream, and its
+    your_turn push goes at once instead of after the keep-alive and the grace."""
     sub = channels.hub().subscribe(topic)
     watch = _token_watch()
     watched = watch.watch(token, sub)
@@ -485,6 +489,8 @@ async def _events(topic: str, opening: str, named: dict[str, Any], page: Callabl
     finally:
         watch.unwatch(watched)
         sub.close()
+        if watching is not None:
+            await watching(0)
 
 
 # --- SSE of the caller's notifications: GET /api/v1/me/stream ------------------------------------------

@@ -64,6 +64,7 @@ MIDDLEWARE = [
     "maumau.observability.RequestObservabilityMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "maumau.staticfiles.StaticFilesMiddleware",
+    "maumau.compression.CompressedAnswersMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",

@@ -364,12 +364,14 @@ def notifications_written(sender: Any = None, *, notifications: list[Notificatio
 
 def _looking_or_told(note: Notification) -> tuple[bool, bool]:
     """(watching, coalesced) of a your_turn. Watching: a stream or long-poll of theirs on the game, or a
-    move of theirs in it just now. Coalesced: a your_turn of this game was sent (or is on its way) since
-    the player last acted in it. Two queries and a cache read."""
+    move of theirs in it just now (unless they closed their stream of it since: they left the page).
+    Coalesced: a your_turn of this game was sent (or is on its way) since the player last acted in it.
+    Two queries and up to two cache reads."""
     acted = (Move.objects.filter(game_id=note.game_id, player_id=note.player_id)
              .order_by("-seq").values_list("created_at", flat=True).first())
     recent = timezone.now() - timedelta(seconds=settings.NOTIFY_RECENT_MOVE_SECONDS)
-    if presence.watching(note.player_id, note.game_id) or (acted is not None and acted >= recent):
+    if presence.watching(note.player_id, note.game_id) or (
+            acted is not None and acted >= recent and not presence.left_lately(note.player_id, note.game_id)):
         return True, False
     earlier = Delivery.objects.filter(player_id=note.player_id, game_id=note.game_id, kind="your_turn",
                                       outcome__in=("pending", "retrying", "sent")).exclude(notification_id=note.pk)

@@ -115,13 +115,22 @@ class TableListCreateApi(APIView):
         return Response(_table_answer(table.pk, player), status=status.HTTP_201_CREATED)
 
 
+TABLE_INVITE_CODE = OpenApiParameter(
+    "invite_code", {"type": "string", "maxLength": 32},
+    description="An invitee's code (from the invitation link): shows a private table to whoever holds it, "
+                "so they can see the host and the seats before taking one (`POST tables/{id}/join` with the "
+                "same code). A wrong code is a 404, as for a table that does not exist.")
+
+
 class TableDetailApi(APIView):
-    @extend_schema(summary="One table", responses={200: TableSerializer, **errors(401, 404)},
-                   description="A private table is shown only to those who have a seat at it. A person whose "
-                               "seat a bot plays after timeouts takes it back by this request.")
+    @extend_schema(summary="One table", parameters=[TABLE_INVITE_CODE],
+                   responses={200: TableSerializer, **errors(400, 401, 404)},
+                   description="A private table is shown only to those who have a seat at it, and to an invitee "
+                               "who sends its `invite_code`. A person whose seat a bot plays after timeouts "
+                               "takes it back by this request.")
     def get(self, request: Request, table_id: int) -> Response:
         player = caller(request)
-        table = selectors.table_get(table_id=table_id, viewer=player)
+        table = selectors.table_get(table_id=table_id, viewer=player, invite_code=_invite_code(request))
         if any(s.player_id == player.pk and s.bot_controlled and not s.left for s in table.seats.all()):
             services.seat_reclaim(table_id=table_id, player=player)
             table = selectors.table_get(table_id=table_id, viewer=player)
@@ -278,7 +287,8 @@ class GameDetailApi(APIView):
                                                           invite_code=_invite_code(request))
         etag = selectors.game_etag(game=game, viewer=viewer, player=player)
 
-        if etag in {t.strip() for t in request.headers.get("If-None-Match", "").split(",")}:
+        # Compressed answers carry the weak form of the ETag (W/"..."): the same version for If-None-Match.
+        if etag in {t.strip().removeprefix("W/") for t in request.headers.get("If-None-Match", "").split(",")}:
             return Response(status=status.HTTP_304_NOT_MODIFIED, headers={"ETag": etag})
         view = selectors.game_view_for_player(game=game, seats=seats, viewer=viewer)
         return Response(view, headers={"ETag": etag})

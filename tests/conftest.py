@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 from django.core.cache import cache
+from django.test import override_settings
 from rest_framework.test import APIClient
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _static_files_of_the_tests_own(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The tests never read the run command's ``var/static``: after ``bin/serve`` collected the static
+    files there (hashed names, a manifest), the pages would link other names than before it. An empty
+    folder of the session's own: a test that needs collected files collects them itself."""
+    with override_settings(STATIC_ROOT=tmp_path_factory.mktemp("static-root")):
+        yield
 
 
 @pytest.fixture(autouse=True)

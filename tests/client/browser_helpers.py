@@ -25,6 +25,8 @@ from bench.harness import DroppingProxy  # noqa: F401  (the browser tests take i
 SCREENSHOTS = harness.ROOT / "var" / "screenshots"
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 800}
+#: The sizes a screen is looked at in (`look`): a small phone, a common phone, a laptop.
+LOOKS = [{"width": 360, "height": 740}, {"width": 390, "height": 844}, {"width": 1366, "height": 900}]
 
 
 def chromium_path() -> str | None:
@@ -46,8 +48,9 @@ def require_chromium() -> str:
 
 
 @contextmanager
-def live_server(tmp: Path) -> Iterator[str]:
-    """uvicorn serving the whole app (client page, static files, API, streams) on a free port."""
+def live_server(tmp: Path, **extra: str) -> Iterator[str]:
+    """uvicorn serving the whole app (client page, static files, API, streams) on a free port; ``extra``
+    settings (environment variables) on top of the browser tests' own."""
     database_url = None
     base = harness.postgres_url()
     if base:
@@ -56,7 +59,7 @@ def live_server(tmp: Path) -> Iterator[str]:
     # A rating is on the leaderboard from its first round here: the browser rounds show the board, not the
     # provisional rule (tests/scoring/test_rating_farms_fail.py holds that).
     env = harness.server_env(tmp, database_url, **harness.UNTHROTTLED, STREAMS_KEEPALIVE_SECONDS="2",
-                             MAUMAU_LEADERBOARD_MIN_ROUNDS="1")
+                             MAUMAU_LEADERBOARD_MIN_ROUNDS="1", **extra)
     harness.migrate(env)
     subprocess.run([sys.executable, "manage.py", "collectstatic", "--noinput", "-v", "0"], cwd=harness.ROOT,
                    env=env, check=True)
@@ -106,3 +109,32 @@ def setup_for(deck: list[str], hands: list[list[str]], starter: str, stock_top: 
     assert len(set(used)) == len(used)
     rest = [card for card in deck if card not in used]
     return {"hands": hands, "starter": starter, "stock": stock_top + rest}
+
+
+def axe_script() -> str | None:
+    """axe-core's ``axe.min.js`` (npm ``axe-core``) when MAUMAU_AXE_JS names it: the browser tests then check
+    every screen they `look` at for accessibility violations."""
+    path = os.environ.get("MAUMAU_AXE_JS")
+    return Path(path).read_text() if path and Path(path).exists() else None
+
+
+def look(page: Any, name: str) -> None:
+    """The screen at each size of LOOKS: a full-page screenshot (MAUMAU_SCREENSHOTS, else var/screenshots, for a
+    person to look at) and, with axe-core at hand, no accessibility violation (WCAG 2 A and AA rules)."""
+    folder = Path(os.environ.get("MAUMAU_SCREENSHOTS") or SCREENSHOTS)
+    folder.mkdir(parents=True, exist_ok=True)
+    axe = axe_script()
+    original = page.viewport_size
+    try:
+        for size in LOOKS:
+            page.set_viewport_size(size)
+            page.wait_for_timeout(150)  # the layout after the resize (not an assertion)
+            page.screenshot(path=str(folder / f"{name}-{size['width']}x{size['height']}.png"), full_page=True)
+            if axe:
+                if not page.evaluate("typeof window.axe !== 'undefined'"):
+                    page.evaluate(axe)  # evaluated, not a <script>: the page's CSP allows only its own scripts
+                found = page.evaluate("axe.run(document, {resultTypes: ['violations']}).then((r) => "
+                                      "r.violations.map((v) => ({id: v.id, nodes: v.nodes.map((n) => n.target)})))")
+                assert found == [], f"{name} at {size}: {found}"
+    finally:
+        page.set_viewport_size(original)

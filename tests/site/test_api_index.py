@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from django.test import Client
 
@@ -40,3 +42,14 @@ def test_the_api_index_refuses_writes_in_the_error_shape() -> None:
     response = Client().post("/api/")
     assert response.status_code == 405
     assert response.json()["error"]["code"] == "method_not_allowed"
+
+
+def test_the_tests_read_no_static_files_the_run_command_collected() -> None:
+    """`bin/serve` collects the static files (hashed names, a manifest) into var/static; `bin/test` after
+    it must see the same pages as on a fresh checkout, so the tests keep a static folder of their own."""
+    from django.conf import settings
+
+    from bench.harness import ROOT
+
+    assert Path(settings.STATIC_ROOT).resolve() != (ROOT / "var" / "static").resolve()
+    assert not (Path(settings.STATIC_ROOT) / "staticfiles.json").exists()

@@ -49,7 +49,51 @@ export async function api(method, path, body) {
   return data;
 }
 
-export const get = (path) => api("GET", path);
+// --- what the screens read, kept for a start without the network ------------------------------
+// Each successful read (the lobby's games and tables, leagues, standings, ...) is kept in the browser's
+// storage with its time, for this player only; offline (the browser says so), a read answers from there and `onSaved`
+// listeners learn the time of the oldest answer shown, so the screen can say "as of". Writes never are.
+const SAVED_PREFIX = "maumau.saved:";
+const SAVED_MAX = 80;  // answers kept (the oldest are dropped)
+const SAVED_MAX_CHARS = 200000;  // an answer larger than this is not kept
+const savedListeners = new Set();
+
+export function onSaved(listener) {
+  savedListeners.add(listener);
+  return () => savedListeners.delete(listener);
+}
+
+function keep(path, data) {
+  try {
+    const text = JSON.stringify({ at: Date.now(), data });
+    if (text.length > SAVED_MAX_CHARS) return;
+    localStorage.setItem(SAVED_PREFIX + path, text);
+    const keys = Object.keys(localStorage).filter((key) => key.startsWith(SAVED_PREFIX));
+    if (keys.length > SAVED_MAX) {
+      const ages = keys.map((key) => [key, (JSON.parse(localStorage.getItem(key)) || {}).at || 0]).sort((x, y) => x[1] - y[1]);
+      for (const [key] of ages.slice(0, keys.length - SAVED_MAX)) localStorage.removeItem(key);
+    }
+  } catch (exc) { /* storage full or refused: nothing is kept */ }
+}
+
+export function forgetSaved() {
+  for (const key of Object.keys(localStorage)) if (key.startsWith(SAVED_PREFIX)) localStorage.removeItem(key);
+}
+
+export async function get(path) {
+  try {
+    const data = await api("GET", path);
+    keep(path, data);
+    return data;
+  } catch (exc) {
+    // Only when the browser knows it is offline: a single read the network cut while online stays an error.
+    const saved = exc instanceof ApiError && exc.status === 0 && !navigator.onLine ? localStorage.getItem(SAVED_PREFIX + path) : null;
+    if (!saved) throw exc;
+    const { at, data } = JSON.parse(saved);
+    for (const listener of [...savedListeners]) listener(at);
+    return data;
+  }
+}
 export const post = (path, body = {}) => api("POST", path, body);
 export const del = (path, body) => api("DELETE", path, body);
 
@@ -62,6 +106,9 @@ export function openStream(path, { after = null, onEvent, onState = () => {} }) 
   let retry = 1000;
   let stopped = false;
   let controller = null;
+  // pause(): the connection is closed (the server learns at once that nobody reads it) until resume().
+  let paused = false;
+  let wake = () => {};
 
   async function connect() {
     controller = new AbortController();
@@ -119,22 +166,30 @@ export function openStream(path, { after = null, onEvent, onState = () => {} }) 
   (async () => {
     let delay = retry;
     while (!stopped) {
+      if (paused) {
+        await new Promise((resolve) => { wake = resolve; });
+        continue;
+      }
       try {
         if (await connect()) { onState("ended"); return; }
         delay = retry;
       } catch (exc) {
         if (stopped) return;
+        if (paused) continue;
         if (exc instanceof ApiError && exc.status >= 400 && exc.status < 500) { onState("ended", exc); return; }
         delay = Math.min(delay * 2, 15000);
       }
       if (stopped) return;
+      if (paused) continue;
       onState("lost");
       await new Promise((resolve) => setTimeout(resolve, delay));
     }
   })();
 
   return {
-    close() { stopped = true; if (controller) controller.abort(); },
+    close() { stopped = true; if (controller) controller.abort(); wake(); },
+    pause() { if (paused || stopped) return; paused = true; if (controller) controller.abort(); },
+    resume() { if (!paused) return; paused = false; wake(); },
     get lastId() { return lastId; },
   };
 }

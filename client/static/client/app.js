@@ -1,14 +1,15 @@
 // The client's shell: the router (#/lobby, #/table/1, #/game/1, #/league/1, #/ratings), sign-up and
 // log-in, the lobby, a table with its scoreboard, league standings. The game screen is game.js.
 
-import { ApiError, del, get, openStream, post, setLanguage, setToken, token } from "./api.js";
+import { ApiError, del, forgetSaved, get, onSaved, openStream, post, setLanguage, setToken, token } from "./api.js";
 import { lang, setLang, t } from "./i18n.js";
 import { attempt, field, fill, h, section, toast } from "./ui.js";
 import { gameScreen } from "./game.js";
 import { leagueScreen, leaguesScreen } from "./league.js";
 import { replayScreen } from "./replay.js";
 import { installApp, settingsScreen } from "./notify.js";
-import { onResync, withBackoff } from "./resync.js";
+import { onResync, savedAt, withBackoff } from "./resync.js";
+import { forgetTurns, noticed, turnsAre } from "./turns.js";
 
 const main = document.getElementById("main");
 // The links in the bar, in order (a screen added elsewhere adds its link here and its route to ROUTES).
@@ -33,8 +34,12 @@ export function onNotice(listener) {
 function listen() {
   if (notices || !token()) return;
   notices = openStream("me/stream", {
-    onEvent: (kind, data) => { for (const listener of [...noticeListeners]) listener(kind, data); },
+    onEvent: (kind, data) => {
+      noticed(kind, data);
+      for (const listener of [...noticeListeners]) listener(kind, data);
+    },
   });
+  myGames().then(({ games }) => turnsAre(games.filter(myTurn).map(({ view }) => [view.id, view.table]))).catch(() => {});
 }
 
 function stopListening() {
@@ -73,10 +78,13 @@ async function logout() {
   setToken(null);
   me = null;
   stopListening();
+  forgetSaved();  // what was kept for offline use is this player's
+  forgetTurns();
   go("#/");
 }
 
 async function signedIn(newToken) {
+  forgetSaved();
   setToken(newToken);
   await whoAmI();
   listen();
@@ -107,7 +115,10 @@ function authScreen() {
     h("button", {}, login ? t("auth.login.go") : t("auth.signup.go")));
   };
 
-  fill(main, h("h1", {}, t("auth.title")), h("div", { class: "columns" },
+  const invited = /^#\/join\/(\d{1,18})\//.exec(location.hash);
+  fill(main, h("h1", {}, t("auth.title")),
+    invited ? h("p", { class: "invited", id: "invited" }, t("invite.signin", { id: invited[1] })) : null,
+    h("div", { class: "columns" },
     section(t("auth.guest"), guest), section(t("auth.login"), account(true)), section(t("auth.signup"), account(false))));
   guestName.focus();
   return () => {};
@@ -125,6 +136,8 @@ function tableLine(table, ...actions) {
     ...actions);
 }
 
+const myTurn = ({ view }) => view.seat !== null && view.seat !== undefined && view.turn === view.seat;
+
 async function myGames() {
   const tables = (me && me.tables) || [];
   const running = tables.filter((table) => table.current_game);
@@ -132,8 +145,7 @@ async function myGames() {
     get(`games/${table.current_game}`).catch(() => null)));
   const games = views.map((view, index) => ({ table: running[index], view }))
     .filter(({ view }) => view && view.status === "active");
-  const mine = ({ view }) => view.seat !== null && view.seat !== undefined && view.turn === view.seat;
-  games.sort((a, b) => Number(mine(b)) - Number(mine(a)));
+  games.sort((a, b) => Number(myTurn(b)) - Number(myTurn(a)));
   return { games, waiting: tables.filter((table) => !table.current_game || !games.some((g) => g.table.id === table.id)) };
 }
 
@@ -246,13 +258,27 @@ function lobbyScreen() {
   const challengeSlot = h("div", { class: "slot" });
   const watchSection = section(t("lobby.running"), watchList);
   watchSection.hidden = true;
+  const savedNote = h("p", { class: "muted saved-at", id: "saved-at", hidden: true });
+  // Offline, the reads answer from what was kept: the oldest answer's time is shown ("as of").
+  let oldest = null;
+  const stopSaved = onSaved((at) => { oldest = oldest === null ? at : Math.min(oldest, at); });
+  // Offline, a part never read before stays empty instead of failing the whole lobby.
+  const soft = (promise, fallback) => promise.catch((exc) => {
+    if (exc instanceof ApiError && exc.status === 0) return fallback;
+    throw exc;
+  });
 
   async function refresh() {
+    oldest = null;
     await whoAmI();
     renderNav();
     const [{ games, waiting }, open, playing, seeks, received] = await Promise.all([
-      myGames(), get("tables?status=open"), get("tables?status=playing"), optional("seeks"), optional("challenges")]);
+      myGames(), soft(get("tables?status=open"), []), soft(get("tables?status=playing"), []),
+      soft(optional("seeks"), null), soft(optional("challenges"), null)]);
     if (!alive) return;
+    turnsAre(games.filter(myTurn).map(({ view }) => [view.id, view.table]));
+    savedNote.hidden = oldest === null;
+    fill(savedNote, oldest === null ? null : t("offline.asof", { time: new Date(oldest).toLocaleString(lang(), { dateStyle: "short", timeStyle: "short" }) }));
     fill(mineList,
       ...games.map(({ table, view }) => {
         const yours = view.turn === view.seat;
@@ -298,7 +324,7 @@ function lobbyScreen() {
   h("button", { class: "primary" }, t("lobby.create.go")));
 
   fill(main, h("h1", { class: "sr-only" }, t("nav.lobby")), h("div", { class: "lobby" },
-    section(t("lobby.mine"), mineList), quickSlot, challengeSlot, section(t("lobby.open"), openList),
+    section(t("lobby.mine"), savedNote, mineList), quickSlot, challengeSlot, section(t("lobby.open"), openList),
     h("details", { class: "panel", id: "more" }, h("summary", {}, t("lobby.create")), create), watchSection));
   attempt(refresh);
   const stop = onNotice((kind, data) => {
@@ -307,7 +333,7 @@ function lobbyScreen() {
   });
   const onFocus = () => { if (document.visibilityState === "visible") attempt(refresh); };
   document.addEventListener("visibilitychange", onFocus);
-  return () => { alive = false; stop(); document.removeEventListener("visibilitychange", onFocus); };
+  return () => { alive = false; stop(); stopSaved(); document.removeEventListener("visibilitychange", onFocus); };
 }
 
 // --- a table: seats, bots, rounds, scoreboard ---------------------------------------------------
@@ -352,6 +378,50 @@ function historyScreen() {
   return () => {};
 }
 
+// An invitation link (#/join/{id}/{code}) opened by someone without a seat: the table, its host and
+// seats, and one button to take a seat; a wrong code, a full or a closed table said in words.
+function invitation(id, code, table, refresh) {
+  const seats = h("ul", { class: "list", id: "invite-seats" }, table.seats.filter((seat) => !seat.left).map((seat) => h("li", { class: "row" },
+    h("span", { class: "grow" }, seat.player.name),
+    seat.player.bot ? h("span", { class: "badge" }, t("game.bot")) : null,
+    seat.player.id === table.host.id ? h("span", { class: "badge" }, t("table.host")) : null)),
+  Array.from({ length: table.free_seats || 0 }, () => h("li", { class: "muted" }, t("table.free"))));
+  const closed = table.status === "closed";
+  const full = !closed && !(table.free_seats > 0);
+  const take = h("button", { type: "button", class: "primary", id: "take-seat", onclick: () => attempt(async () => {
+    take.disabled = true;
+    try {
+      await post(`tables/${id}/join`, code ? { invite_code: code } : {});
+    } catch (exc) {
+      take.disabled = false;
+      if (exc instanceof ApiError && exc.status === 404) { inviteRefused(id); return; }
+      if (exc instanceof ApiError && exc.status === 409) { await refresh(); return; }
+      throw exc;
+    }
+    await whoAmI();
+    go(`#/table/${id}`);
+  }) }, t("table.join"));
+  const clock = table.options && table.options.turn_seconds;
+  const panel = section(t("invite.title"),
+    h("p", { class: "lead" }, t("invite.from", { name: table.host.name, rules: t(`rules.${table.rules}`) })),
+    clock ? h("p", { class: "muted" }, t("table.clock", { s: clock >= 86400 ? t("clock.1d") : clock >= 60 ? `${Math.round(clock / 60)} min` : `${clock} s` })) : null,
+    h("h3", {}, t("table.seats")), seats,
+    closed ? h("p", { class: "refusal", id: "invite-state" }, t("invite.closed"))
+      : full ? h("p", { class: "refusal", id: "invite-state" }, t("invite.full"))
+        : h("div", { class: "actions" }, take),
+    closed || full ? h("p", {}, h("a", { class: "button", href: "#/lobby" }, t("invite.lobby"))) : null);
+  panel.classList.add("invitation");
+  return panel;
+}
+
+function inviteRefused(id) {
+  const panel = section(t("invite.title"),
+    h("p", { class: "refusal", id: "invite-state" }, t("invite.wrong")),
+    h("p", {}, h("a", { class: "button", href: "#/lobby" }, t("invite.lobby"))));
+  panel.classList.add("invitation");
+  fill(main, h("h1", {}, t("table.title", { id })), panel);
+}
+
 function tableScreen(id, code = null) {
   let alive = true;
   const box = h("div", { class: "columns" });
@@ -359,11 +429,20 @@ function tableScreen(id, code = null) {
   const query = code ? `?invite_code=${encodeURIComponent(code)}` : "";
 
   async function refresh() {
-    const [table, board, rounds] = await Promise.all([get(`tables/${id}${query}`), get(`tables/${id}/scoreboard`).catch(() => null),
+    let table;
+    try {
+      table = await get(`tables/${id}${query}`);
+    } catch (exc) {
+      if (code && exc instanceof ApiError && exc.status === 404) { if (alive) inviteRefused(id); return; }
+      throw exc;
+    }
+    if (!alive) return;
+    const seated = me && table.seats.some((seat) => seat.player.id === me.id && !seat.left);
+    if (!seated && code) { fill(box, invitation(id, code, table, refresh)); return; }
+    const [board, rounds] = await Promise.all([get(`tables/${id}/scoreboard`).catch(() => null),
       finishedRounds((line) => line.table === Number(id), 50)]);
     if (!alive) return;
     const host = me && table.host.id === me.id;
-    const seated = me && table.seats.some((seat) => seat.player.id === me.id && !seat.left);
     const seats = h("ul", { class: "list" }, table.seats.map((seat) => h("li", { class: "row" },
       h("span", { class: "grow" }, seat.player.name),
       seat.player.bot ? h("span", { class: "badge" }, t("game.bot")) : null,
@@ -386,8 +465,10 @@ function tableScreen(id, code = null) {
         const game = await post(`tables/${id}/rounds`, {});
         go(`#/game/${game.id}`);
       }) }, table.rounds_started ? t("table.next") : t("table.start")));
+    } else if (host) {
+      actions.append(h("p", { class: "muted", id: "table-state" }, t("table.waiting.players")));
     } else if (seated) {
-      actions.append(h("p", { class: "muted" }, t("table.waiting")));
+      actions.append(h("p", { class: "muted", id: "table-state" }, t("table.waiting")));
     }
     if (!seated && table.status === "open" && table.free_seats > 0) {
       actions.append(h("button", { type: "button", class: "primary", onclick: () => attempt(async () => {
@@ -535,6 +616,7 @@ function start() {
     route();
   });
   window.addEventListener("hashchange", route);
+  onSaved((at) => savedAt(at));  // offline, any screen that shows saved answers: the header says as of when
   installApp();
   route().catch((exc) => toast(String(exc)));
 }

@@ -15,6 +15,7 @@ import { cardName, cardParts, rankShort, suitName, suitSign, t } from "./i18n.js
 import { attempt, cardBack, cardFace, cardsText, fill, h, section, toast } from "./ui.js";
 import { cue, motionOff, pace, soundControl } from "./motion.js";
 import { onResync, withBackoff } from "./resync.js";
+import { onScreen, turnIs } from "./turns.js";
 
 const WORDS = ["mau", "maumau", "pik", "hermann"];
 const LOG_LENGTH = 12;
@@ -727,7 +728,7 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
     renderLog();
     renderStreamState();
     updateClock();
-    document.title = yours ? `● ${t("game.turn.you")} · Mau-Mau` : "Mau-Mau";  // seen on a background tab
+    if (ready && isSeated) turnIs(view.id, view.table, yours);  // the tab's title, the app's badge
     if (ready) {
       root.dataset.version = view.version;
       root.dataset.status = view.status;
@@ -757,6 +758,15 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
 
   const onResize = () => fitHand();
   window.addEventListener("resize", onResize);
+  // A hidden page closes its stream: the server then knows nobody looks at the board and pushes "your
+  // turn" at once; shown again, the stream resumes after its last row and the view is read again.
+  const onVisibility = () => {
+    if (!stream) return;
+    if (document.visibilityState === "hidden") stream.pause();
+    else stream.resume();
+  };
+  document.addEventListener("visibilitychange", onVisibility);
+  onScreen(id);
   attempt(load);
   // Offline: the badge says the connection is down; online or visible again: the view is read again.
   const stopResync = onResync((online) => {
@@ -770,7 +780,8 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
   });
   return () => {
     alive = false; clearInterval(tick); clearTimeout(jumpTimer); stop(); stopResync(); window.removeEventListener("resize", onResize);
-    if (stream) stream.close(); document.title = "Mau-Mau";
+    if (stream) stream.close();
+    document.removeEventListener("visibilitychange", onVisibility); onScreen(null);
     for (const node of document.querySelectorAll(".flying, dialog.chooser")) node.remove();
   };
 }

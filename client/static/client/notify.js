@@ -42,24 +42,78 @@ function deviceName() {
   return `${browser}${system ? ` (${system})` : ""}`.slice(0, 64);
 }
 
-// Only ever called from a tap: the browser's permission prompt comes after the player asked for it.
-async function pushTurnOn() {
-  const permission = await Notification.requestPermission();
-  if (permission !== "granted") throw new Error(t("settings.denied"));
-  const { public_key: key } = await get("push/vapid-public-key");
-  if (!key) throw new Error(t("settings.server_off"));
-  const registration = await navigator.serviceWorker.ready;
-  let subscription = await registration.pushManager.getSubscription();
-  if (!subscription) {
-    subscription = await registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: keyBytes(key) });
-  }
-  await post("me/push-subscriptions", { ...subscription.toJSON(), name: deviceName() });
+// This browser's subscription as the server knows it ({id, endpoint}), kept when it was registered.
+const PUSH_KEY = "maumau.push";
+const SUBSCRIBE_MS = 15000;  // a push service that has not answered by then will not (see pushTurnOn)
+
+function knownSubscription() {
+  try { return JSON.parse(localStorage.getItem(PUSH_KEY)) || null; } catch (exc) { return null; }
 }
 
+// A refusal or failure in the player's words: `reason` names a "settings.why.*" text; never the browser's raw error.
+class PushRefused extends Error {
+  constructor(reason) { super(reason); this.reason = reason; }
+}
+
+function withinTime(promise, ms) {
+  return Promise.race([promise, new Promise((resolve, reject) => setTimeout(() => reject(new PushRefused("push_service")), ms))]);
+}
+
+// This browser's real state: "unsupported", "server_off", "denied", "ask" (permission not asked yet),
+// "off" (allowed, but no subscription the server knows), "on" (subscribed here and on the server).
+export async function pushState(prefs, subscriptions) {
+  if (!pushSupported()) return { state: "unsupported" };
+  if (prefs.channels.web_push !== "on") return { state: "server_off" };
+  if (Notification.permission === "denied") return { state: "denied" };
+  if (Notification.permission !== "granted") return { state: "ask" };
+  const registration = await navigator.serviceWorker.getRegistration("/");
+  const subscription = registration ? await registration.pushManager.getSubscription() : null;
+  const known = knownSubscription();
+  const listed = known && subscriptions.find((s) => s.id === known.id);
+  if (subscription && listed && known.endpoint === subscription.endpoint) return { state: "on", id: listed.id };
+  return { state: "off" };
+}
+
+// Only ever called from a tap: the browser's permission prompt comes after the player asked for it.
+// Why a browser may answer nothing for long: pushManager.subscribe() waits for the browser's push service
+// (Chrome's is Google's; a Chromium built without Google's keys, or a machine that cannot reach it,
+// waits ~20 s and then fails with a bare AbortError). So the screen says at once what it is doing, and
+// a push service that does not answer within SUBSCRIBE_MS is said in words.
+async function pushTurnOn() {
+  const permission = Notification.permission === "granted" ? "granted" : await Notification.requestPermission();
+  if (permission === "denied") throw new PushRefused("refused");
+  if (permission !== "granted") throw new PushRefused("dismissed");
+  const { public_key: key } = await get("push/vapid-public-key");
+  if (!key) throw new PushRefused("server_off");
+  const registration = await withinTime(navigator.serviceWorker.ready, SUBSCRIBE_MS);
+  let subscription = await registration.pushManager.getSubscription();
+  if (!subscription) {
+    try {
+      subscription = await withinTime(registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: keyBytes(key) }),
+        SUBSCRIBE_MS);
+    } catch (exc) {
+      if (exc instanceof PushRefused) throw exc;
+      throw new PushRefused(exc && exc.name === "NotAllowedError" ? "refused" : "push_service");
+    }
+  }
+  let saved;
+  try {
+    saved = await post("me/push-subscriptions", { ...subscription.toJSON(), name: deviceName() });
+  } catch (exc) {
+    if (exc && exc.code === "offline") throw exc;
+    throw new PushRefused("server_refused");
+  }
+  localStorage.setItem(PUSH_KEY, JSON.stringify({ id: saved.id, endpoint: subscription.endpoint }));
+}
+
+// Off on this device: the browser's subscription ends, and the server forgets it.
 async function pushTurnOff() {
-  const registration = await navigator.serviceWorker.ready;
-  const subscription = await registration.pushManager.getSubscription();
-  if (subscription) await subscription.unsubscribe();
+  const registration = await navigator.serviceWorker.getRegistration("/");
+  const subscription = registration ? await registration.pushManager.getSubscription() : null;
+  const known = knownSubscription();
+  if (known) await del(`me/push-subscriptions/${known.id}`).catch((exc) => { if (exc.status !== 404) throw exc; });
+  if (subscription) await subscription.unsubscribe().catch(() => {});
+  localStorage.removeItem(PUSH_KEY);
 }
 
 // --- the settings screen (#/settings) -----------------------------------------------------------
@@ -72,25 +126,57 @@ export function settingsScreen() {
   async function render() {
     const [prefs, subscriptions, devices] = await Promise.all([
       get("me/notifications"), get("me/push-subscriptions"), get("me/devices")]);
+    const state = await pushState(prefs, subscriptions);
     if (!alive) return;
-    fill(root, h("h1", {}, t("settings.title")), pushPanel(prefs), kindsPanel(prefs), emailPanel(prefs),
-      devicesPanel(subscriptions, devices));
+    fill(root, h("h1", {}, t("settings.title")), section(t("settings.push"), h("div", { id: "push-panel" }, pushPanel(prefs, state))),
+      kindsPanel(prefs), emailPanel(prefs), devicesPanel(subscriptions, devices, state));
   }
 
-  function pushPanel(prefs) {
-    const box = h("div", {});
-    if (!pushSupported()) box.append(h("p", { class: "muted" }, t("settings.unsupported")));
-    else if (prefs.channels.web_push !== "on") box.append(h("p", { class: "muted" }, t("settings.server_off")));
-    else if (Notification.permission === "denied") box.append(h("p", { class: "muted" }, t("settings.denied")));
-    else if (Notification.permission === "granted") {
-      box.append(h("p", {}, t("settings.enabled")),
-        h("button", { type: "button", id: "push-off", onclick: () => attempt(async () => { await pushTurnOff(); await render(); }) }, t("settings.off")));
+  // One honest switch: what this browser really does, and the one action that fits it.
+  let trouble = null;  // the last refusal, in words ("settings.why.*"), shown until the next render
+  let busy = false;
+
+  function pushPanel(prefs, state) {
+    const box = h("div", { id: "push", "data-state": busy ? "working" : state.state });
+    const say = (key, attrs = {}) => h("p", { id: "push-state", ...attrs }, t(key));
+    const act = (id, key, action, primary = true) => h("button", { type: "button", id, class: primary ? "primary" : null,
+      disabled: busy, onclick: () => run(action) }, t(key));
+    async function run(action) {
+      busy = true; trouble = null;
+      const panel = root.querySelector("#push-panel");
+      if (panel) fill(panel, pushPanel(prefs, state));
+      try {
+        await action();
+      } catch (exc) {
+        trouble = exc instanceof PushRefused ? exc.reason : exc && exc.code === "offline" ? "offline" : "server_refused";
+      }
+      busy = false;
+      await render();
     }
-    if (pushSupported() && prefs.channels.web_push === "on" && Notification.permission !== "denied") {
-      box.append(h("button", { type: "button", class: "primary", id: "push-on",
-        onclick: () => attempt(async () => { await pushTurnOn(); toast(t("settings.saved")); await render(); }) }, t("settings.on")));
+    const turnOn = () => pushTurnOn().then(() => toast(t("settings.saved")));
+    switch (state.state) {
+      case "unsupported":
+        box.append(say("settings.unsupported"), act("push-mail", "settings.use_mail", async () => document.getElementById("email").focus(), false));
+        break;
+      case "server_off":
+        box.append(say("settings.server_off"), act("push-mail", "settings.use_mail", async () => document.getElementById("email").focus(), false));
+        break;
+      case "denied":
+        box.append(say("settings.denied"), act("push-check", "settings.check", async () => {}, false));
+        break;
+      case "ask":
+        box.append(say("settings.state.ask"), act("push-on", "settings.on", turnOn));
+        break;
+      case "off":
+        box.append(say("settings.state.off"), act("push-on", "settings.on", turnOn));
+        break;
+      default:
+        box.append(say("settings.enabled"), act("push-off", "settings.off", pushTurnOff, false));
     }
-    return section(t("settings.push"), box);
+    if (busy) box.append(h("p", { class: "muted", role: "status" }, t("settings.working")));
+    // A refusal the browser now shows as "blocked" is said once, by the state's own text.
+    else if (trouble && !(trouble === "refused" && state.state === "denied")) box.append(h("p", { class: "refusal", role: "alert", id: "push-trouble" }, t(`settings.why.${trouble}`)));
+    return box;
   }
 
   function kindsPanel(prefs) {
@@ -129,14 +215,17 @@ export function settingsScreen() {
     }); } }, h("label", { for: "email", class: "sr-only" }, t("settings.email")), input, h("button", { type: "submit" }, t("settings.save"))), state);
   }
 
-  function devicesPanel(subscriptions, devices) {
+  function devicesPanel(subscriptions, devices, state) {
     const items = [
-      ...subscriptions.map((s) => ({ id: s.id, name: s.name || s.endpoint_origin, what: "Web Push", path: `me/push-subscriptions/${s.id}` })),
+      ...subscriptions.map((s) => ({ id: s.id, name: s.name || s.endpoint_origin, what: "Web Push", path: `me/push-subscriptions/${s.id}`,
+        here: state.state === "on" && state.id === s.id })),
       ...devices.map((d) => ({ id: d.id, name: d.name || d.platform.toUpperCase(), what: d.platform.toUpperCase(), path: `me/devices/${d.id}` })),
     ];
-    const list = h("ul", { class: "list", id: "devices" }, items.length ? items.map((item) => h("li", { class: "row" },
-      h("span", { class: "grow" }, item.name, h("span", { class: "badge" }, item.what)),
-      h("button", { type: "button", onclick: () => attempt(async () => { await del(item.path); await render(); }) }, t("settings.remove"))))
+    // Removing this browser's own line turns it off here too (the browser's subscription ends as well).
+    const remove = (item) => attempt(async () => { if (item.here) await pushTurnOff(); else await del(item.path); await render(); });
+    const list = h("ul", { class: "list", id: "devices" }, items.length ? items.map((item) => h("li", { class: "row", "data-here": item.here ? "true" : null },
+      h("span", { class: "grow" }, item.name, h("span", { class: "badge" }, item.what), item.here ? h("span", { class: "badge turn" }, t("settings.this_device")) : null),
+      h("button", { type: "button", "aria-label": `${t("settings.remove")}: ${item.name}`, onclick: () => remove(item) }, t("settings.remove"))))
       : h("li", { class: "muted" }, t("settings.none")));
     return section(t("settings.devices"), list);
   }

@@ -7,6 +7,12 @@ const TEXTS = {
   de: "Offline: gespeicherter Stand; verbinde neu, sobald das Netz zurück ist.",
   fr: "Hors ligne : affichage de l'état enregistré ; reconnexion dès le retour du réseau.",
 };
+const TEXTS_AT = {
+  en: "Offline: showing what was saved at {time}; reconnecting when the network is back.",
+  de: "Offline: Stand von {time}; verbinde neu, sobald das Netz zurück ist.",
+  fr: "Hors ligne : état enregistré à {time} ; reconnexion dès le retour du réseau.",
+};
+let shownAt = null;  // the time of the oldest saved answer on the screen, while offline
 
 // listener(online) on every online/offline change and whenever the tab becomes visible; returns an unsubscribe.
 export function onResync(listener) {
@@ -31,11 +37,19 @@ export async function withBackoff(read, stop = () => false) {
   }
 }
 
+// A screen shows answers saved at `at` (ms): the banner says as of when.
+export function savedAt(at) {
+  shownAt = shownAt === null ? at : Math.min(shownAt, at);
+  showOffline(true);
+}
+
 export function showOffline(offline) {
   const banner = document.getElementById("offline");
   if (!banner) return;
   const language = (document.documentElement.lang || "en").slice(0, 2);
-  banner.textContent = TEXTS[language] || TEXTS.en;
+  if (!offline) shownAt = null;
+  const time = shownAt === null ? null : new Date(shownAt).toLocaleString(language, { dateStyle: "short", timeStyle: "short" });
+  banner.textContent = time ? (TEXTS_AT[language] || TEXTS_AT.en).replace("{time}", time) : TEXTS[language] || TEXTS.en;
   banner.hidden = !offline;
   document.documentElement.dataset.offline = offline ? "true" : "false";
 }
