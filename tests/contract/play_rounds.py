@@ -21,7 +21,7 @@ from maumau_api.api.players import players_create, players_ratings  # noqa: E402
 from maumau_api.api.tables import tables_bots_create, tables_create, tables_rounds_create, tables_scoreboard  # noqa: E402
 from maumau_api.models import (  # noqa: E402
     BotAddRequest,
-    Error,
+    ApiError,
     GameView,
     Ledger,
     MoveResult,
@@ -63,7 +63,7 @@ def play_round(base: str, rules: Rules, rng: random.Random) -> str:
         plays = [action for action in view.legal_actions if isinstance(action, PlayAction)]
         action = rng.choice(plays) if plays and rng.random() < 0.9 else rng.choice(view.legal_actions)
         result = games_actions_create.sync(view.id, client=client, body=action)
-        if isinstance(result, Error):
+        if isinstance(result, ApiError):
             raise AssertionError(f"{action.to_dict()} refused: {result.to_dict()}")
         result = answer(result, MoveResult)
         kinds.update(str(event.type_) for event in result.events)
