@@ -20,8 +20,8 @@ from maumau_api.api.games import games_actions_create, games_events_retrieve, ga
 from maumau_api.api.players import players_create, players_ratings  # noqa: E402
 from maumau_api.api.tables import tables_bots_create, tables_create, tables_rounds_create, tables_scoreboard  # noqa: E402
 from maumau_api.models import (  # noqa: E402
-    BotAddRequest,
     ApiError,
+    BotAddRequest,
     GameView,
     Ledger,
     MoveResult,
