@@ -25,6 +25,12 @@ from streams.models import KINDS
 #: The longest long-poll (the server's STREAMS_LONGPOLL_MAX_SECONDS by default; a longer wait is cut to it).
 LONGPOLL_MAX_SECONDS = 60
 
+#: The two streams and the component of one frame of each. Their 200 answer is ``text/event-stream``
+#: whose schema is the array of frames (OpenAPI 3.2 reads a sequential media type's ``schema`` so; 3.1
+#: has no word for it, and the frames stay components a generated client uses).
+STREAMS = {"/api/v1/games/{game_id}/stream": "GameStreamFrame", "/api/v1/me/stream": "MeStreamFrame"}
+
+
 def _sse(frame: str) -> OpenApiResponse:
     return OpenApiResponse(OpenApiTypes.STR, description=f"`text/event-stream`: frames as `{frame}` describes "
                                                          "them (docs/api.md, Streams).")
@@ -106,7 +112,7 @@ def components() -> dict[str, dict[str, Any]]:
         "description": "One notification, told apart by `kind`.",
     }
     found["GameStreamEnd"] = {"type": "object", "properties": {
-        "game": _ID, "status": _ref("RoundStatusEnum"), "version": _ID}, "required": ["game", "status", "version"]}
+        "game": _ID, "status": _ref("RoundStatus"), "version": _ID}, "required": ["game", "status", "version"]}
     found["GameStreamMoveFrame"] = _frame(["move"], _ref("LedgerMove"), "A ledger row (redacted for the caller).",
                                           "The row's seq: send it back as Last-Event-ID.")
     found["GameStreamMessageFrame"] = _frame(["message"], _ref("Message"), "A chat line of the table (no `id:`; "
@@ -134,6 +140,10 @@ def add_components(result: dict[str, Any], generator: Any, request: Any, public:
     deletion (drf-spectacular leaves a DELETE's body out; this one carries the password)."""
     schemas = result.setdefault("components", {}).setdefault("schemas", {})
     schemas.update(components())
+    for path, frame in STREAMS.items():
+        answer = result.get("paths", {}).get(path, {}).get("get", {}).get("responses", {}).get("200")
+        if answer is not None:
+            answer["content"] = {"text/event-stream": {"schema": {"type": "array", "items": _ref(frame)}}}
     deletion = result.get("paths", {}).get("/api/v1/me/account", {}).get("delete")
     login = schemas.get("LoginRequest", {}).get("properties", {})
     if deletion is not None and "password" in login:

@@ -13,7 +13,7 @@ import json
 from typing import Any
 
 from drf_spectacular.extensions import OpenApiSerializerExtension
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema_serializer
 from rest_framework import serializers
 
 from maumau.params import QUERY_INT_MAX
@@ -95,13 +95,15 @@ ERROR_COMPONENTS: dict[str, dict[str, Any]] = {
         },
         "required": ["code", "message", "details"],
     },
-    "Error": {"type": "object", "properties": {"error": {"$ref": "#/components/schemas/ErrorBody"}},
+    # Not `Error`: Swift reserves the word, and its generators rename the model on every use.
+    "ApiError": {"type": "object", "properties": {"error": {"$ref": "#/components/schemas/ErrorBody"}},
               "required": ["error"], "description": "Every non-2xx answer."},
 }
 
 
+@extend_schema_serializer(component_name="ApiError")
 class ErrorSerializer(serializers.Serializer):
-    """Documents error responses; its component is replaced by ERROR_COMPONENTS["Error"] (:func:`finish`)."""
+    """Documents error responses; its component is replaced by ERROR_COMPONENTS["ApiError"] (:func:`finish`)."""
 
     error = serializers.DictField()
 
@@ -126,13 +128,14 @@ ERROR_HEADERS = {
 #: Any operation of the API may answer this when the server is overloaded (maumau.errors.busy_answer).
 BUSY = {"description": "service_unavailable: no database connection came free in time (details.reason = "
                        "database_busy); nothing was changed, try again after Retry-After",
-        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
+        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ApiError"}}}}
 
 ERRORS = {code: OpenApiResponse(ErrorSerializer, description=text) for code, text in {
     400: "validation_error: malformed input",
     401: "not_authenticated",
     403: "permission_denied: not seated / not host",
     404: "not_found",
+    406: "not_acceptable: the Accept header allows no JSON",
     409: "not_your_turn, version_conflict, game_finished, table_full, table_state, already_seated, league_finished",
     422: "illegal_move (details.reason = the rule), idempotency_key_reused",
     429: "throttled",

@@ -6,7 +6,7 @@ import datetime as dt
 from typing import Any
 
 from django.utils import translation
-from drf_spectacular.utils import OpenApiExample, extend_schema
+from drf_spectacular.utils import OpenApiExample, extend_schema, extend_schema_field
 from rest_framework import serializers, status
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
@@ -28,8 +28,9 @@ class StrictEmailField(serializers.EmailField):
         return super().to_internal_value(data)
 
 
+@extend_schema_field({"type": "string", "pattern": "^([01]?[0-9]|2[0-3]):[0-5][0-9]$", "example": "22:00"})
 class StrictTimeField(serializers.TimeField):
-    """``HH:MM`` (24 hours)."""
+    """``HH:MM`` (24 hours): not an RFC 3339 ``time`` (which has seconds and an offset), so a pattern."""
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(format="%H:%M", input_formats=["%H:%M"], **kwargs)
@@ -161,7 +162,7 @@ class VapidKeyApi(APIView):
     authentication_classes: list[Any] = []
 
     @extend_schema(summary="The Web Push application server key (VAPID, RFC 8292)", auth=[],
-                   responses={200: VapidKeySerializer})
+                   responses={200: VapidKeySerializer, **errors(406)})
     def get(self, request: Request) -> Response:
         return Response({"public_key": channels.vapid_public_key()})
 

@@ -20,8 +20,8 @@ from maumau_api.api.games import games_actions_create, games_events_retrieve, ga
 from maumau_api.api.players import players_create, players_ratings  # noqa: E402
 from maumau_api.api.tables import tables_bots_create, tables_create, tables_rounds_create, tables_scoreboard  # noqa: E402
 from maumau_api.models import (  # noqa: E402
+    ApiError,
     BotAddRequest,
-    Error,
     GameView,
     Ledger,
     MoveResult,
@@ -63,7 +63,7 @@ def play_round(base: str, rules: Rules, rng: random.Random) -> str:
         plays = [action for action in view.legal_actions if isinstance(action, PlayAction)]
         action = rng.choice(plays) if plays and rng.random() < 0.9 else rng.choice(view.legal_actions)
         result = games_actions_create.sync(view.id, client=client, body=action)
-        if isinstance(result, Error):
+        if isinstance(result, ApiError):
             raise AssertionError(f"{action.to_dict()} refused: {result.to_dict()}")
         result = answer(result, MoveResult)
         kinds.update(str(event.type_) for event in result.events)
