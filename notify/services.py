@@ -662,12 +662,29 @@ def outcomes_record(results: list[tuple[Delivery, Any]]) -> None:
             delivery.outcome, delivery.next_attempt_at = "failed", None
         changed.append(delivery)
         observability.notify_delivered(delivery.channel, delivery.outcome)
-    Delivery.objects.bulk_update(changed, ["attempts", "response_status", "last_error", "lease_until", "outcome",
-                                           "sent_at", "next_attempt_at"], batch_size=500)
+    _rows_saved(changed, now)
     for delivery in gone:
         _target_gone(delivery)
     for delivery in retries:
         tasks.retry_queue(delivery.pk, delivery.next_attempt_at)
+
+
+def _rows_saved(changed: list[Delivery], now: Any) -> None:
+    """The batch's rows written back: the common case (sent at the first attempt) as one UPDATE per
+    answer status, the rest with one bulk UPDATE."""
+    plain: dict[int | None, list[int]] = {}
+    rest: list[Delivery] = []
+    for row in changed:
+        if row.outcome == "sent" and row.attempts == 1 and row.sent_at == now:
+            plain.setdefault(row.response_status, []).append(row.pk)
+        else:
+            rest.append(row)
+    for status, ids in plain.items():
+        Delivery.objects.filter(pk__in=ids).update(outcome="sent", attempts=1, response_status=status, last_error="",
+                                                   lease_until=None, sent_at=now, next_attempt_at=None)
+    if rest:
+        Delivery.objects.bulk_update(rest, ["attempts", "response_status", "last_error", "lease_until", "outcome",
+                                            "sent_at", "next_attempt_at"], batch_size=500)
 
 
 def _target_gone(delivery: Delivery) -> None:

@@ -121,6 +121,25 @@ class PoolTransport(httpx.AsyncBaseTransport):
         await self.pool.aclose()
 
 
+#: Connections of one pool (see :meth:`Outbound.client`).
+POOL_CONNECTIONS = 16
+
+
+class KeptClient(httpx.AsyncClient):
+    """An origin's client that counts its requests in flight (to pick the least busy of a group)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.in_flight = 0
+
+    async def send(self, request: httpx.Request, **kwargs: Any) -> httpx.Response:
+        self.in_flight += 1
+        try:
+            return await super().send(request, **kwargs)
+        finally:
+            self.in_flight -= 1
+
+
 def push_refusal(address: ssrf.IPAddress, host: str) -> str | None:
     """Push endpoints: the webhooks' rule, and with PUSH_ALLOW_LOOPBACK a loopback address literal."""
     if settings.PUSH_ALLOW_LOOPBACK and address.is_loopback and host == str(address):
@@ -181,7 +200,8 @@ class Outbound:
     def __init__(self) -> None:
         self.pid = os.getpid()
         self.loop = asyncio.new_event_loop()
-        self.clients: OrderedDict[tuple[Any, ...], httpx.AsyncClient] = OrderedDict()
+        self.clients: OrderedDict[tuple[Any, ...], list[KeptClient]] = OrderedDict()
+        self.context: Any = None
         self.lanes: dict[str, Lane] = {}
         self.origins: dict[str, Lane] = {}
         self.players: dict[int, tuple[asyncio.Semaphore, list[int]]] = {}  # gate, [jobs using it]
@@ -210,9 +230,10 @@ class Outbound:
     def reset(self) -> None:
         """Close every kept connection (the next request opens, and checks, a new one)."""
         async def close() -> None:
-            clients, self.clients = list(self.clients.values()), OrderedDict()
-            for client in clients:
-                await client.aclose()
+            groups, self.clients, self.context = list(self.clients.values()), OrderedDict(), None
+            for group in groups:
+                for client in group:
+                    await client.aclose()
             self.lanes.clear()
             self.origins.clear()
 
@@ -223,22 +244,37 @@ class Outbound:
 
     def client(self, origin: str, *, refusal: Refusal | None, http2: bool = True, http1: bool = True,
                timeout: float | None = None) -> httpx.AsyncClient:
-        """The kept client of an origin (``scheme://host:port``); at most DELIVERY_ORIGINS_KEPT."""
+        """A kept client of an origin (``scheme://host:port``), the least busy of its group.
+
+        An origin's connections are split into pools of at most POOL_CONNECTIONS: httpcore looks at
+        every connection of a pool for every request, so one big pool costs each request time in
+        proportion to its size. At most DELIVERY_ORIGINS_KEPT origins are kept."""
         key = (origin, refusal, http1, http2)
-        client = self.clients.pop(key, None)
-        if client is None:
+        group = self.clients.pop(key, None)
+        if group is None:
             size = int(settings.DELIVERY_PER_ORIGIN)
-            pool = httpcore.AsyncConnectionPool(
-                ssl_context=httpx.create_ssl_context(trust_env=False), max_connections=size,
-                max_keepalive_connections=size,
-                keepalive_expiry=float(settings.DELIVERY_KEEPALIVE_SECONDS), http1=http1, http2=http2,
-                network_backend=CheckedBackend(refusal))
-            client = httpx.AsyncClient(transport=PoolTransport(pool), follow_redirects=False, trust_env=False,
-                                       timeout=timeout or float(settings.NOTIFY_TIMEOUT_SECONDS))
+            group = [self._client(min(size, POOL_CONNECTIONS), refusal, http1, http2, timeout)
+                     for _n in range(max(1, -(-size // POOL_CONNECTIONS)))]
             while len(self.clients) >= int(settings.DELIVERY_ORIGINS_KEPT):
-                self.loop.create_task(self.clients.popitem(last=False)[1].aclose())
-        self.clients[key] = client
-        return client
+                for old in self.clients.popitem(last=False)[1]:
+                    self.loop.create_task(old.aclose())
+        self.clients[key] = group
+        return min(group, key=lambda client: client.in_flight)
+
+    def _client(self, size: int, refusal: Refusal | None, http1: bool, http2: bool,
+                timeout: float | None) -> httpx.AsyncClient:
+        pool = httpcore.AsyncConnectionPool(
+            ssl_context=self.ssl_context(), max_connections=size, max_keepalive_connections=size,
+            keepalive_expiry=float(settings.DELIVERY_KEEPALIVE_SECONDS), http1=http1, http2=http2,
+            network_backend=CheckedBackend(refusal))
+        return KeptClient(transport=PoolTransport(pool), follow_redirects=False, trust_env=False,
+                          timeout=timeout or float(settings.NOTIFY_TIMEOUT_SECONDS))
+
+    def ssl_context(self) -> Any:
+        """One TLS context for every pool (loading the trust store is slow); made again after :meth:`reset`."""
+        if self.context is None:
+            self.context = httpx.create_ssl_context(trust_env=False)
+        return self.context
 
     def _enqueue(self, job: Job) -> None:
         lane = self.lanes.setdefault(job.target, Lane())
