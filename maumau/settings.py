@@ -460,6 +460,8 @@ DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL") or "maumau@localhost"
 # Delivery policy: attempts, backoff (doubling), a request's timeout, a worker's lease on a delivery.
 NOTIFY_MAX_ATTEMPTS = int(env_float("NOTIFY_MAX_ATTEMPTS", 5))
 NOTIFY_BACKOFF_SECONDS = env_float("NOTIFY_BACKOFF_SECONDS", 5.0)
+# ... doubled up to this: a push service back from an outage gets its backlog within seconds.
+NOTIFY_BACKOFF_MAX_SECONDS = env_float("NOTIFY_BACKOFF_MAX_SECONDS", 8.0)
 NOTIFY_TIMEOUT_SECONDS = env_float("NOTIFY_TIMEOUT_SECONDS", 5.0)
 NOTIFY_LEASE_SECONDS = env_float("NOTIFY_LEASE_SECONDS", 120.0)
 # A player who moved this recently in a game is taken to be looking at it: no your_turn push.

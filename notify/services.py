@@ -396,11 +396,12 @@ def _your_turns_judged(notes: list[Notification], ids: list[int]) -> tuple[dict[
         if pair in watched or (last is not None and last >= recent):
             why[note.pk] = "watching"
             continue
-        since = [r for r in earlier.get(pair, ()) if last is None or r["created_at"] > last]
+        rows = earlier.get(pair, ())
+        since = [r for r in rows if last is None or r["created_at"] > last]
         if any(r["outcome"] == "sent" or r["lease_until"] is not None for r in since):
             why[note.pk] = "coalesced"
-        else:
-            replaced += [r["pk"] for r in since]
+        else:  # every older one waiting for its retry, told before the player acted or not
+            replaced += [r["pk"] for r in rows if r["outcome"] == "retrying" and r["lease_until"] is None]
     return why, replaced
 
 
@@ -655,8 +656,8 @@ def outcomes_record(results: list[tuple[Delivery, Any]]) -> None:
             delivery.outcome, delivery.next_attempt_at = "replaced", None
         elif sent.retry and delivery.attempts < settings.NOTIFY_MAX_ATTEMPTS:
             delivery.outcome = "retrying"
-            delivery.next_attempt_at = now + timedelta(
-                seconds=settings.NOTIFY_BACKOFF_SECONDS * 2 ** (delivery.attempts - 1))
+            delivery.next_attempt_at = now + timedelta(seconds=min(
+                settings.NOTIFY_BACKOFF_SECONDS * 2 ** (delivery.attempts - 1), settings.NOTIFY_BACKOFF_MAX_SECONDS))
             retries.append(delivery)
         else:
             delivery.outcome, delivery.next_attempt_at = "failed", None
@@ -701,6 +702,11 @@ def delivery_attempt(*, delivery_id: int, committed_at: float | None = None, wai
     delivery = _claimed(delivery_id)
     if delivery is None:
         return None
+    if delivery.kind == "your_turn" and Delivery.objects.filter(
+            player_id=delivery.player_id, game_id=delivery.game_id, kind="your_turn", pk__gt=delivery.pk,
+            outcome__in=("pending", "retrying", "sent")).exists():
+        outcomes_record([(delivery, outbound.Done(replaced=True))])  # a newer one of the game is out
+        return delivery
     deliveries_send([delivery], {delivery.player_id: _preferences(delivery.player_id).language},
                     committed_at=committed_at, wait=wait)
     return delivery
