@@ -75,3 +75,39 @@ def test_in_a_targets_lane_the_newest_job_of_a_game_replaces_the_one_waiting(set
 async def _in_flight(sender: outbound.Outbound, target: str) -> bool:
     lane = sender.lanes.get(target)
     return lane is not None and lane.in_flight == 1
+
+
+def test_a_retry_in_flight_when_a_newer_your_turn_went_out_is_then_not_sent(
+    round_for_two: Callable[[], tuple[Any, Any, int]], push_service: PushService, settings: Any,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from notify import services
+
+    settings.NOTIFY_MAX_ATTEMPTS = 5
+    ada, bo, gid = round_for_two()
+    _subscribe(bo, push_service, "bo")
+
+    def play(client: Any, card: str) -> None:
+        with django_capture_on_commit_callbacks(execute=False):  # the fan-outs run below, by hand
+            assert client.post(f"/api/v1/games/{gid}/actions", {"type": "play", "cards": [card]},
+                               format="json").status_code == 200
+
+    play(ada, "KH")
+    older = Notification.objects.get(player_id=bo.player_id, kind="your_turn")
+    push_service.subscriptions["bo"].status = 503
+    services.fan_out(notification_ids=[older.pk])
+    row = Delivery.objects.get(notification=older)
+    Delivery.objects.filter(pk=row.pk).update(lease_until=timezone.now() + timedelta(seconds=60))  # in flight
+    play(bo, "QH")
+    play(ada, "10H")
+    newer = Notification.objects.filter(player_id=bo.player_id, kind="your_turn").latest("pk")
+    push_service.subscriptions["bo"].status = 201
+    services.fan_out(notification_ids=[newer.pk])
+    Delivery.objects.filter(pk=row.pk).update(lease_until=timezone.now() - timedelta(seconds=1))  # its worker died
+    services.delivery_attempt(delivery_id=row.pk)
+    assert Delivery.objects.get(pk=row.pk).outcome == "replaced"
+    assert [r.payload["id"] for r in push_service.for_("bo")] == [newer.pk], "the stale one is not sent after"
