@@ -186,7 +186,6 @@ class Job:
 @dataclass
 class Lane:
     waiting: OrderedDict = field(default_factory=OrderedDict)
-    running: dict = field(default_factory=dict)  # collapse key -> (its asyncio task, when it started)
     in_flight: int = 0
     failures: int = 0
     paused_until: float = 0.0
@@ -283,9 +282,6 @@ class Outbound:
         older = lane.waiting.pop(job.key, None)
         if older is not None:
             older.future.set_result(Done(replaced=True))
-        stuck = lane.running.get(job.key) if job.collapse is not None else None
-        if stuck is not None and time.monotonic() - stuck[1] > float(settings.DELIVERY_SLOW_SECONDS):
-            stuck[0].cancel()  # the far end holds it unanswered: the newer one takes its place
         lane.waiting[job.key] = job
         self._pump(job.target)
 
@@ -300,9 +296,7 @@ class Outbound:
         while lane.waiting and lane.in_flight < int(settings.DELIVERY_PER_TARGET):
             _key, job = lane.waiting.popitem(last=False)
             lane.in_flight += 1
-            task = self.loop.create_task(self._run_job(lane, job))
-            if job.collapse is not None:
-                lane.running[job.key] = (task, time.monotonic())
+            self.loop.create_task(self._run_job(lane, job))
         if not lane.waiting and not lane.in_flight and not lane.failures:
             self.lanes.pop(target, None)
 
@@ -346,15 +340,11 @@ class Outbound:
                 else:
                     gate.failures, gate.paused_until = 0, 0.0
             done.newer_waiting = job.collapse is not None and job.key in lane.waiting
-        except asyncio.CancelledError:  # a newer job of its key came while the far end held it
-            done.replaced = True
         except BaseException as exc:  # noqa: BLE001 - handed to whoever waits for the job, in its thread
             if not job.future.done():
                 job.future.set_exception(exc)
         finally:
             lane.in_flight -= 1
-            if job.collapse is not None and lane.running.get(job.key, (None,))[0] is asyncio.current_task():
-                lane.running.pop(job.key, None)
             if not job.future.done():
                 job.future.set_result(done)
             self._pump(job.target)

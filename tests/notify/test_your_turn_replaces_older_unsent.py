@@ -111,26 +111,3 @@ def test_a_retry_in_flight_when_a_newer_your_turn_went_out_is_then_not_sent(
     services.delivery_attempt(delivery_id=row.pk)
     assert Delivery.objects.get(pk=row.pk).outcome == "replaced"
     assert [r.payload["id"] for r in push_service.for_("bo")] == [newer.pk], "the stale one is not sent after"
-
-
-def test_a_push_the_far_end_holds_unanswered_gives_way_to_the_newest_of_its_game(settings: Any) -> None:
-    settings.DELIVERY_PER_TARGET, settings.DELIVERY_SLOW_SECONDS = 1, 0
-    sender = outbound.outbound()
-    sent: list[str] = []
-
-    def job(name: str) -> outbound.Job:
-        async def send() -> str:
-            while name == "held":
-                await asyncio.sleep(0.01)  # a stalled push service: no answer
-            sent.append(name)
-            return name
-
-        return outbound.Job(target="web_push:2", origin="https://push.example:443", player=8, send=send,
-                            collapse="your_turn:43")
-
-    held = sender.submit(job("held"))
-    while not sender.call(lambda: _in_flight(sender, "web_push:2")):
-        pass
-    newest = sender.submit(job("newest"))
-    assert held.result(10).replaced, "its request was given up for the newer one"
-    assert newest.result(10).value == "newest" and sent == ["newest"]
