@@ -142,11 +142,11 @@ class Process:
     session of its own, so that stopping it reaches the children it forked (gunicorn's and Celery's
     workers) and a Ctrl-C meant for the caller does not."""
 
-    def __init__(self, args: list[str], env: Mapping[str, str], log: Path, name: str = "") -> None:
+    def __init__(self, args: list[str], env: Mapping[str, str], log: Path, name: str = "", cwd: Path = ROOT) -> None:
         self.name = name or args[0]
         self.log = log
         with log.open("ab") as output:  # the child holds its own copy of the file
-            self.popen = subprocess.Popen([sys.executable, "-m", *args], cwd=ROOT, env=dict(env), stdout=output,
+            self.popen = subprocess.Popen([sys.executable, "-m", *args], cwd=cwd, env=dict(env), stdout=output,
                                           stderr=subprocess.STDOUT, start_new_session=True)
 
     @property
@@ -217,16 +217,17 @@ def gunicorn(application: str, port: int, *, workers: int, threads: int, env: Ma
                     "--log-level", "warning"], env, log)
 
 
-def uvicorn(application: str, port: int, *, env: Mapping[str, str], log: Path, options: Iterable[str] = ()) -> Process:
+def uvicorn(application: str, port: int, *, env: Mapping[str, str], log: Path, options: Iterable[str] = (),
+            cwd: Path = ROOT) -> Process:
     """One uvicorn process on 127.0.0.1; ``options``: more of its command-line options. Forwarded headers
     are left to the app (``MAUMAU_NUM_PROXIES``), as the Procfile does."""
     return Process(["uvicorn", application, "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning",
-                    "--no-proxy-headers", *options], env, log)
+                    "--no-proxy-headers", *options], env, log, cwd=cwd)
 
 
-def celery(kind: str, args: list[str], *, env: Mapping[str, str], log: Path) -> Process:
-    """``celery -A maumau KIND ARGS``: ``worker`` or ``beat``."""
-    return Process(["celery", "-A", "maumau", kind, *args], env, log, name=f"celery {kind}")
+def celery(kind: str, args: list[str], *, env: Mapping[str, str], log: Path, cwd: Path = ROOT) -> Process:
+    """``celery -A maumau KIND ARGS``: ``worker`` or ``beat``; ``cwd``: another checkout's code."""
+    return Process(["celery", "-A", "maumau", kind, *args], env, log, name=f"celery {kind}", cwd=cwd)
 
 
 class ProcfileProcess(Process):

@@ -1,19 +1,40 @@
-"""Push benchmark (a script, not a test): from the commit of a move to the push service's receipt of
-the ``your_turn`` it causes.
+"""Push benchmark (a script, not a test): moves over HTTP at a steady rate, and from each move's commit
+to the push service's receipt of the ``your_turn`` (and ``round_over``) pushes it causes.
 
-    python -m bench.push --games 1000 --watching 50
+    python -m bench.push                                   # 200 moves/s for 60 s, 1,000 players
+    python -m bench.push --seconds 15 --players 200 --rate 50        # a short run
+    python -m bench.push --stall 20 --stall-at 10 --seconds 45       # the push service stalls 20 s
+    python -m bench.push --base-dir /tmp/base --base-rate 20 --base-seconds 15   # and today's code
 
-Starts a real Celery worker and a uvicorn web process on PostgreSQL (``--database-url``, default a
-``maumau_bench_push`` database on 127.0.0.1, created and migrated if missing) and Redis (``--broker-url``
-for the queue, ``--cache-url`` for the shared cache the watchers' marks live in: give it Redis databases
-nobody else uses, the benchmark empties its queue of pending tasks), and the test push
-service (bench.push_service) on 127.0.0.1. ``--games`` rounds of two persons are started; the second
-player of each has a push subscription. In ``--watching`` of them that player holds a long-poll of the
-game open on the web process (looking at the board). Then the first player of every round moves, at
-``--rate`` moves a second, and the push service keeps what arrives (it checks the VAPID JWT and
-decrypts each payload). Prints JSON: the latency commit -> receipt (p50, p99, max in ms) of the pushes
-to players not watching, duplicates (a notification received twice), pushes to watching players
-(both must be 0), and what the deliveries' rows say.
+What runs: a uvicorn web process (``--web-workers``) and ONE Celery worker process for the deliveries
+(``--pool solo``: the deliveries go out on its event loop), on PostgreSQL (``--database-url``, a
+``maumau_bench_push`` database, dropped and migrated for each phase) and Redis (``--broker-url``,
+``--cache-url``: databases nobody else uses; they are emptied), and a push service on 127.0.0.1
+(bench.push_service, HTTP/1.1 with kept connections) that answers after ``--delay`` seconds (100 ms),
+checks each VAPID JWT, decrypts each payload and keeps what arrived and when.
+
+``--players`` players (not watching) and ``--watching`` more, each with a push subscription, sit in
+games of two (a watcher's opponent does not watch). A watcher holds a long-poll of its game open on
+the web process the whole time, so the service really sees them looking: they must get no push.
+Client processes (``--client-processes``) drive every game's seats with random legal actions, paced
+so that all games together make ``--rate`` moves a second for ``--seconds``; a finished round is
+followed by the next. ``NOTIFY_RECENT_MOVE_SECONDS`` is 0 here: every player moves every few
+seconds, which would otherwise count as looking at the game.
+
+``--stall S --stall-at T``: T seconds into the moves the push service holds every request unanswered
+for S seconds (a sender that gave up by then is not served). Reported: how long after the service's
+return the last push of a notification made before it arrived (``drained_after_return_s``), the
+most pushes one player got for one game from the notifications of the stalled period, and whether
+every player's newest notification of each game reached them (none lost that was still due).
+
+``--base-dir``: a checkout of another commit (e.g. ``git archive 9ddc49a | tar -x -C /tmp/base``): a
+second phase runs the same load on ITS web and worker code (its worker with the prefork pool and
+concurrency 1: one process doing the sends), at ``--base-rate`` for ``--base-seconds`` (it cannot keep
+up with the full rate, and the CPU it spends per push does not depend on the rate). Both phases print
+the worker's CPU seconds per push received.
+
+Prints JSON. Every figure is measured: commit time is the notification row's ``created_at`` (written
+in the move's transaction, a little before its commit: the latency is rather over- than under-stated).
 """
 
 from __future__ import annotations
@@ -21,7 +42,10 @@ from __future__ import annotations
 import argparse
 import collections
 import json
+import multiprocessing as mp
 import os
+import random
+import subprocess
 import sys
 import tempfile
 import threading
@@ -32,143 +56,363 @@ from typing import Any
 import httpx
 
 from bench import harness
+from bench.http import Client, sign_up
 from bench.push_service import PushService, vapid_key_pem
 
-HANDS = [["KH", "10H", "10S", "QC", "KC"], ["QH", "9D", "KS", "QD", "10D"]]
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
-def _setup() -> dict[str, Any]:
-    from games import engine
-    from games.engine.cards import build_deck
+def process_tree_cpu(pid: int) -> float:
+    """User + system CPU seconds of a process and its children (a prefork worker's pool)."""
+    total, pids = 0.0, [pid]
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as children:
+            pids += [int(p) for p in children.read().split()]
+    except OSError:
+        pass
+    for each in pids:
+        try:
+            with open(f"/proc/{each}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12]) + int(fields[13]) + int(fields[14])) / CLOCK_TICKS
+        except OSError:
+            continue
+    return total
 
-    named = [c for hand in HANDS for c in hand] + ["9H", "QS"]
-    deck = build_deck(engine.RuleSet.from_preset("classic", {}).to_json()["deck"], 0)
-    return {"hands": HANDS, "starter": "9H", "stock": ["QS", *[c for c in deck if c not in set(named)]]}
+
+# --- the players' side: set-up, watchers, paced moves (in client processes) ---------------------------
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--games", type=int, default=1000)
-    parser.add_argument("--watching", type=int, default=50)
-    parser.add_argument("--rate", type=float, default=50.0, help="moves a second")
-    parser.add_argument("--concurrency", type=int, default=2, help="worker processes")
-    parser.add_argument("--database-url", default=os.environ.get(
-        "BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/maumau_bench_push"))
-    parser.add_argument("--broker-url", default=os.environ.get("BENCH_BROKER_URL", "redis://127.0.0.1:6379/14"))
-    parser.add_argument("--cache-url", default=os.environ.get("BENCH_CACHE_URL", "redis://127.0.0.1:6379/15"))
-    args = parser.parse_args(argv)
-    if not 0 <= args.watching <= args.games:
-        parser.error("--watching is between 0 and --games")
+class Seat:
+    def __init__(self, client: Client, player_id: int) -> None:
+        self.client, self.player_id = client, player_id
 
-    tmp = Path(tempfile.mkdtemp(prefix="bench-push-"))
+
+def _game_set_up(port: int, index: int, subs: list[dict[str, Any]]) -> dict[str, Any]:
+    seats = []
+    for n, sub in enumerate(subs):
+        client = sign_up(port, f"push{index}{'ab'[n]}")
+        status, body, _ = client.call("POST", "/api/v1/me/push-subscriptions", {**sub, "name": "bench"})
+        assert status == 201, (status, body)
+        status, me, _ = client.call("GET", "/api/v1/me")
+        seats.append(Seat(client, me["id"]))
+    status, table, _ = seats[0].client.call("POST", "/api/v1/tables",
+                                            {"rules": "classic", "max_players": 2, "options": {"turn_seconds": 0}})
+    assert status == 201, table
+    assert seats[1].client.call("POST", f"/api/v1/tables/{table['id']}/join")[0] == 200
+    return {"seats": seats, "table": table["id"], "index": index}
+
+
+def _watch(port: int, token: str, game: list[int], stop: threading.Event) -> None:
+    with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=40,
+                      headers={"Authorization": f"Token {token}"}) as http:
+        while not stop.is_set():
+            try:
+                http.get(f"/api/v1/games/{game[0]}", params={"wait": 25})
+            except httpx.HTTPError:
+                time.sleep(0.2)
+
+
+def _play(game: dict[str, Any], port: int, start: float, period: float, offset: float, stop: float,
+          counts: collections.Counter, games_made: list[tuple[int, int, int]], watched: list[int] | None) -> None:
+    """Both seats of one table, one move per ``period`` (a round's start is no move)."""
+    rng = random.Random(game["index"])
+    seats = game["seats"]
+    slot = start + offset
+    while time.monotonic() < stop:
+        status, state, _ = seats[0].client.call("POST", f"/api/v1/tables/{game['table']}/rounds",
+                                                {"seed": rng.randrange(10**9)})
+        if status != 201:
+            counts["round_start_errors"] += 1
+            time.sleep(0.5)
+            continue
+        games_made.append((state["id"], seats[0].player_id, seats[1].player_id))
+        if watched is not None:
+            watched[0] = state["id"]
+        path = f"/api/v1/games/{state['id']}"
+        while state["status"] == "active":
+            slot += period
+            wait = slot - time.monotonic()
+            if slot > stop:
+                return
+            if wait > 0:
+                time.sleep(wait)
+            client = seats[state["turn"]].client
+            if state["seat"] != state["turn"]:
+                status, state, _ = client.call("GET", path)
+                if status != 200 or state["status"] != "active":
+                    break
+            if not state["legal_actions"]:
+                continue
+            action = dict(rng.choice(state["legal_actions"]))
+            names = action.get("as")
+            if isinstance(names, dict):
+                action["as"] = {k: rng.choice(v) if isinstance(v, list) else v for k, v in names.items()}
+            action["expected_version"] = state["version"]
+            status, body, _ = client.call("POST", path + "/actions", action)
+            if status == 200:
+                counts["moves"] += 1
+                state = body
+            else:
+                counts["move_errors"] += 1
+                status, state, _ = client.call("GET", path)
+                if status != 200:
+                    break
+
+
+def client_process(port: int, games: list[tuple[int, list[dict[str, Any]], bool]], rate_each: float,
+                   ready: Any, begin: Any, seconds: float, results: Any) -> None:
+    made = [(_game_set_up(port, index, subs), watching) for index, subs, watching in games]
+    stop_watching = threading.Event()
+    watched: dict[int, list[int]] = {}
+    for game, watching in made:
+        if watching:  # the second seat (b) looks at its current game the whole time
+            watched[game["index"]] = [0]
+    ready.put([(g["index"], [s.player_id for s in g["seats"]]) for g, _w in made])
+    begin.wait()
+    start = time.monotonic()
+    stop = start + seconds
+    counts: collections.Counter = collections.Counter()
+    games_made: list[tuple[int, int, int]] = []
+    period = len(made) / rate_each
+    threads = [threading.Thread(target=_play, args=(g, port, start, period, period * i / len(made), stop, counts,
+                                                    games_made, watched.get(g["index"])), daemon=True)
+               for i, (g, _w) in enumerate(made)]
+    for thread in threads:
+        thread.start()
+    for game, _watching in made:
+        if game["index"] in watched:
+            threading.Thread(target=_watch_current, args=(port, game, watched[game["index"]], stop_watching),
+                             daemon=True).start()
+    for thread in threads:
+        thread.join()
+    results.put({"counts": dict(counts), "games": games_made})
+    time.sleep(15)  # watchers keep looking while the last pushes go out
+    stop_watching.set()
+
+
+def _watch_current(port: int, game: dict[str, Any], current: list[int], stop: threading.Event) -> None:
+    token = game["seats"][1].client.head.split(b"Token ")[1].split(b"\r\n")[0].decode()
+    while not current[0] and not stop.is_set():
+        time.sleep(0.05)
+    _watch(port, token, current, stop)
+
+
+# --- one phase: servers, set-up, moves, drain, figures ----------------------------------------------
+
+
+def _worker_answers(broker_url: str, worker: harness.Process, queue: str, timeout: float = 60.0) -> None:
+    """Until the worker took a probe (the backstop sweep) from its queue: at WARNING it logs nothing
+    when ready."""
+    import redis
+    from celery import Celery
+
+    worker.wait_for_output("[queues]", timeout=timeout)
+    Celery("bench-push", broker=broker_url).send_task("notify.sweep", queue=queue)
+    broker = redis.Redis.from_url(broker_url)
+    end = time.monotonic() + timeout
+    while broker.llen(queue) and time.monotonic() < end:
+        if worker.popen.poll() is not None:
+            raise RuntimeError(f"the worker exited:\n{worker.output()}")
+        time.sleep(0.1)
+
+
+def _sql(url: str, query: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    import psycopg
+
+    with psycopg.connect(url) as conn:
+        return list(conn.execute(query, params).fetchall())
+
+
+def one_phase(args: argparse.Namespace, *, label: str, code: Path, rate: float, seconds: float,
+              worker_options: list[str], stall: float) -> dict[str, Any]:
+    import redis
+
+    tmp = Path(tempfile.mkdtemp(prefix=f"bench-push-{label}-"))
+    for url in (args.broker_url, args.cache_url):
+        redis.Redis.from_url(url).flushdb()
     pem = vapid_key_pem()
     env = {**os.environ, "DATABASE_URL": args.database_url, "CELERY_BROKER_URL": args.broker_url,
            "CACHE_URL": args.cache_url, "VAPID_PRIVATE_KEY": pem, "PUSH_ALLOW_LOOPBACK": "true",
-           "MAUMAU_VAR_DIR": str(tmp), "LOG_LEVEL": "WARNING",
-           "PYTHONPATH": str(harness.ROOT), **harness.UNTHROTTLED}
-    if args.database_url.startswith("postgres"):
-        harness.database_create(args.database_url, fresh=True)
-    harness.migrate(env)
-    os.environ.update({k: env[k] for k in ("DATABASE_URL", "CELERY_BROKER_URL", "CACHE_URL", "VAPID_PRIVATE_KEY",
-                                           "PUSH_ALLOW_LOOPBACK", "MAUMAU_VAR_DIR")})
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "maumau.settings")
-    import django
+           "NOTIFY_RECENT_MOVE_SECONDS": "0", "MAUMAU_VAR_DIR": str(tmp), "LOG_LEVEL": "WARNING",
+           "DJANGO_SETTINGS_MODULE": "maumau.settings", "PYTHONPATH": str(code), **harness.UNTHROTTLED}
+    harness.database_create(args.database_url, fresh=True)
+    subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=code, env=env, check=True)
+    from cryptography.hazmat.primitives import serialization
 
-    django.setup()
-    from accounts import services as account_services
-    from games import presence
-    from games.models import Game
-    from notify import channels
-    from notify import services as notify_services
-    from notify.models import Delivery
-    from play import services
+    from bench.push_service import b64url
 
-    service = PushService(server_key=channels.vapid_public_key() or "").start()
+    public = b64url(serialization.load_pem_private_key(pem.encode(), None).public_key().public_bytes(
+        serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint))
+    service = PushService(server_key=public, delay=args.delay, keep_alive=True).start()
     port = harness.free_port()
-    web = harness.uvicorn("maumau.asgi:application", port, env=env, log=tmp / "web.log")
-    worker = harness.celery("worker", ["-n", f"bench-push-{os.getpid()}@%h", "--concurrency", str(args.concurrency),
-                                       "--loglevel", "INFO", "--without-gossip", "--without-mingle"],
-                            env=env, log=tmp / "worker.log")
-    stop = threading.Event()
-    rounds: list[dict[str, Any]] = []
+    web = harness.uvicorn("maumau.asgi:application", port, env=env, log=tmp / "web.log", cwd=code,
+                          options=["--workers", str(args.web_workers)])
+    worker = harness.celery("worker", ["-n", f"bench-push-{label}-{os.getpid()}@%h", "--without-gossip",
+                                       "--without-mingle", "--without-heartbeat", "--loglevel", "WARNING",
+                                       *worker_options], env=env, log=tmp / "worker.log", cwd=code)
+    games = (args.players + args.watching) // 2
+    layout = []
+    for index in range(games):
+        subs = [service.subscribe(f"p{index}{side}").browser_json() for side in "ab"]
+        layout.append((index, subs, index < args.watching))
+    ctx = mp.get_context("fork")
+    ready, results, begin = ctx.Queue(), ctx.Queue(), ctx.Event()
+    shares = [layout[i::args.client_processes] for i in range(args.client_processes)]
+    procs = []
     try:
-        web.wait_for_http(port)
-        worker.wait_for_output(" ready.")
-        setup = _setup()
+        web.wait_for_http(port, timeout=60)
+        _worker_answers(args.broker_url, worker, worker_options[1].split(",")[-1])
         started = time.monotonic()
-        for index in range(args.games):
-            ada = account_services.player_create(name=f"push {index} a")[0]
-            bo, bo_key = account_services.player_create(name=f"push {index} b")
-            table = services.table_create(host=ada, rules="classic", options={"turn_seconds": 0})
-            services.table_join(table_id=table.pk, player=bo)
-            game = services.round_start(table_id=table.pk, player=ada, setup=setup)
-            sub = service.subscribe(f"g{game.pk}")
-            keys = sub.browser_json()["keys"]
-            notify_services.subscription_add(player=bo, token_id=None, endpoint=sub.endpoint, p256dh=keys["p256dh"],
-                                             auth=keys["auth"], name="bench", language="en")
-            rounds.append({"game": game.pk, "ada": ada, "bo": bo, "key": bo_key, "watching": index < args.watching})
+        procs = [ctx.Process(target=client_process, args=(port, share, rate * len(share) / games, ready, begin,
+                                                          seconds, results)) for share in shares]
+        for proc in procs:
+            proc.start()
+        players: dict[int, list[int]] = {}
+        for _proc in procs:
+            players.update(dict(ready.get(timeout=900)))
         setup_seconds = time.monotonic() - started
-
-        def watch(item: dict[str, Any]) -> None:
-            with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=40,
-                              headers={"Authorization": f"Token {item['key']}"}) as http:
-                while not stop.is_set():
-                    try:
-                        http.get(f"/api/v1/games/{item['game']}", params={"wait": 30})
-                    except httpx.HTTPError:  # the web process stops at the end
-                        time.sleep(0.2)
-
-        watchers = [threading.Thread(target=watch, args=(r,), daemon=True) for r in rounds if r["watching"]]
-        for thread in watchers:
-            thread.start()
-        end = time.monotonic() + 60
-        while time.monotonic() < end and not all(presence.watching(r["bo"].pk, r["game"]) for r in rounds
-                                                  if r["watching"]):
-            time.sleep(0.2)
-
-        committed: dict[int, float] = {}
-        interval = 1.0 / args.rate
-        moved = time.monotonic()
-        for item in rounds:
-            services.move_submit(game_id=item["game"], actor="player", player=item["ada"],
-                                 action={"type": "play", "cards": ["KH"]})
-            committed[item["game"]] = time.time()  # move_submit returned: its transaction committed
-            moved += interval
-            time.sleep(max(0.0, moved - time.monotonic()))
-        wanted = {f"g{r['game']}" for r in rounds if not r["watching"]}
-        end = time.monotonic() + 60
-        while time.monotonic() < end and len({r.subscription for r in service.received} & wanted) < len(wanted):
-            time.sleep(0.2)
-        time.sleep(2)  # anything late (a duplicate, a push to a watcher) has time to arrive
+        watchers = {f"p{i}b" for i in range(args.watching)}
+        time.sleep(2)  # the watchers' long-polls are open before the first move
+        cpu_before, wall_before = process_tree_cpu(worker.pid), time.time()
+        begin.set()
+        stall_window = None
+        if stall:
+            time.sleep(args.stall_at)
+            service.stall(stall)
+            stall_window = (time.time(), time.time() + stall)
+        reports = [results.get(timeout=seconds + 600) for _proc in procs]
+        moved_until = time.time()
+        end = time.monotonic() + args.drain_seconds
+        while time.monotonic() < end:
+            left = _sql(args.database_url, "SELECT count(*) FROM notify_delivery WHERE outcome IN "
+                                           "('pending', 'retrying')")[0][0]
+            if not left:
+                break
+            time.sleep(0.5)
+        time.sleep(2)  # a late duplicate would arrive now
+        cpu = process_tree_cpu(worker.pid) - cpu_before
     finally:
-        stop.set()
+        begin.set()
+        for proc in procs:
+            proc.join(timeout=30)
+            if proc.is_alive():
+                proc.kill()
         worker.stop()
         web.stop()
         service.close()
 
-    by_sub = collections.Counter((r.subscription, r.payload.get("id")) for r in service.received)
-    watching = {f"g{r['game']}" for r in rounds if r["watching"]}
-    latencies = [(r.at - committed[int(r.subscription[1:])]) * 1000 for r in service.received
-                 if r.subscription not in watching and r.payload.get("kind") == "your_turn"]
-    outcomes = collections.Counter(Delivery.objects.values_list("outcome", flat=True))
-    Game.objects.filter(pk__in=[r["game"] for r in rounds], status="active").update(status="finished", deadline=None)
-    result = {
-        "benchmark": "web push: commit of a move -> the push service's receipt of your_turn",
-        "games": args.games, "watching": args.watching, "rate_per_second": args.rate,
-        "worker_concurrency": args.concurrency,
-        "received": len(service.received), "expected": args.games - args.watching,
-        "latency_ms": {"p50": round(harness.percentile(latencies, 0.50) or 0, 1),
-                       "p99": round(harness.percentile(latencies, 0.99) or 0, 1),
-                       "max": round(max(latencies, default=0), 1)},
-        "duplicates": sum(n - 1 for n in by_sub.values() if n > 1),
-        "pushes_to_watching_players": sum(1 for r in service.received if r.subscription in watching),
+    endpoint_of = dict(_sql(args.database_url, "SELECT 'web_push:' || id, endpoint FROM notify_pushsubscription"))
+    rows = _sql(args.database_url,
+                "SELECT d.id, d.notification_id, d.player_id, d.game_id, d.kind, d.outcome, d.target, "
+                "extract(epoch from n.created_at) FROM notify_delivery d "
+                "JOIN streams_notification n ON n.id = d.notification_id")
+    sub_of_row = {r[0]: endpoint_of.get(r[6], "?").rsplit("/", 1)[-1] for r in rows}
+    # A watcher's long-poll moves to its next round a moment after the round starts: the first
+    # second of each round is not held against the service.
+    game_started = dict(_sql(args.database_url, "SELECT id, extract(epoch from created_at) FROM games_game"))
+    made = {r[1]: float(r[7]) for r in rows}
+    received = list(service.received)
+    keys = collections.Counter((r.subscription, r.payload.get("id")) for r in received)
+    sent_rows = {(sub_of_row[r[0]], r[1]) for r in rows if r[5] == "sent"}
+    latencies = [(r.at - made[r.payload["id"]]) * 1000 for r in received if r.payload.get("id") in made]
+    outcomes = collections.Counter(r[5] for r in rows)
+    moves = sum(rep["counts"].get("moves", 0) for rep in reports)
+    result: dict[str, Any] = {
+        "phase": label, "code": str(code), "worker": " ".join(worker_options),
+        "players_not_watching": args.players, "players_watching": args.watching,
+        "rate_asked_per_s": rate, "seconds": seconds, "moves": moves,
+        "moves_per_s": round(moves / seconds, 1),
+        "move_errors": sum(rep["counts"].get("move_errors", 0) for rep in reports),
+        "push_service_delay_ms": args.delay * 1000,
+        "pushes_received": len(received),
+        "pushes_due": len(sent_rows) + sum(1 for r in rows if r[5] in ("pending", "retrying", "failed")),
+        "pushes_missing": len(sent_rows - set(keys)) + sum(1 for r in rows if r[5] in ("pending", "retrying",
+                                                                                       "failed")),
+        "duplicates": sum(n - 1 for n in keys.values() if n > 1),
+        "your_turn_pushes_to_watching_players": sum(
+            1 for r in received if r.subscription in watchers and r.payload.get("kind") == "your_turn"
+            and made.get(r.payload["id"], 0) - float(game_started.get(r.payload.get("game"), 0)) > 1.0),
         "refused_by_the_push_service": len(service.refused),
+        "commit_to_receipt_ms": {"p50": round(harness.percentile(latencies, 0.50) or 0, 1),
+                                 "p99": round(harness.percentile(latencies, 0.99) or 0, 1),
+                                 "max": round(max(latencies, default=0), 1)},
+        "worker_cpu_s": round(cpu, 2),
+        "worker_cpu_ms_per_push": round(1000 * cpu / len(received), 3) if received else None,
         "delivery_outcomes": dict(outcomes),
-        "setup_seconds": round(setup_seconds, 1),
-        "database": args.database_url.split("@")[-1], "broker": args.broker_url.split("@")[-1],
+        "drain_after_moves_s": round(max((r.at for r in received), default=moved_until) - moved_until, 1),
+        "setup_seconds": round(setup_seconds, 1), "wall_s": round(time.time() - wall_before, 1),
     }
-    print(json.dumps(result, indent=2))
-    return 0 if result["duplicates"] == 0 and result["pushes_to_watching_players"] == 0 else 1
+    if stall_window is not None:
+        result["stall"] = stall_figures(stall_window, rows, received, sub_of_row, made)
+    return result
+
+
+def stall_figures(window: tuple[float, float], rows: list[tuple[Any, ...]], received: list[Any],
+                  sub_of_row: dict[int, str], made: dict[int, float]) -> dict[str, Any]:
+    """What the stall came to: the backlog's drain, one push per player and game, nothing due lost."""
+    begin, back = window
+    before_return = [r for r in received if made.get(r.payload.get("id"), 1e18) < back]
+    in_stall = collections.Counter((r.subscription, r.payload.get("game")) for r in received
+                                   if begin <= made.get(r.payload.get("id"), 0) < back)
+    newest: dict[tuple[int, int], tuple[Any, ...]] = {}
+    for row in rows:
+        if row[4] == "your_turn":
+            key = (row[2], row[3])
+            if key not in newest or row[1] > newest[key][1]:
+                newest[key] = row
+    got = {(r.subscription, r.payload.get("id")) for r in received}
+    lost = [row for row in newest.values() if row[5] not in ("watching", "coalesced")
+            and (sub_of_row[row[0]], row[1]) not in got]
+    return {
+        "stalled_s": round(back - begin, 1),
+        "drained_after_return_s": round(max((r.at for r in before_return), default=back) - back, 2),
+        "pushes_received_during_stall": sum(1 for r in received if begin <= r.at < back),
+        "most_pushes_per_player_and_game_for_the_stalled_period": max(in_stall.values(), default=0),
+        "newest_your_turn_per_player_and_game_lost": len(lost),
+        "replaced": sum(1 for r in rows if r[5] == "replaced"),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--players", type=int, default=1000, help="subscribed players not watching")
+    parser.add_argument("--watching", type=int, default=50, help="subscribed players watching their game")
+    parser.add_argument("--rate", type=float, default=200.0, help="moves a second, all games together")
+    parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--delay", type=float, default=0.1, help="the push service's answer time, seconds")
+    parser.add_argument("--stall", type=float, default=0.0, help="seconds the push service stalls (0: none)")
+    parser.add_argument("--stall-at", type=float, default=10.0, help="seconds into the moves the stall begins")
+    parser.add_argument("--drain-seconds", type=float, default=90.0, help="longest wait for the last pushes")
+    parser.add_argument("--web-workers", type=int, default=2)
+    parser.add_argument("--client-processes", type=int, default=2)
+    parser.add_argument("--queues", default="deliveries,celery", help="the deliveries worker's queues")
+    parser.add_argument("--base-dir", type=Path, help="a checkout of the code to compare with (its own phase)")
+    parser.add_argument("--base-rate", type=float, default=20.0)
+    parser.add_argument("--base-seconds", type=float, default=15.0)
+    parser.add_argument("--database-url", default=os.environ.get(
+        "BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/maumau_bench_push"))
+    parser.add_argument("--broker-url", default=os.environ.get("BENCH_BROKER_URL", "redis://127.0.0.1:6380/4"))
+    parser.add_argument("--cache-url", default=os.environ.get("BENCH_CACHE_URL", "redis://127.0.0.1:6380/5"))
+    args = parser.parse_args(argv)
+    if args.players <= 0 or args.watching < 0 or args.players < args.watching or args.rate <= 0:
+        parser.error("--players > 0, 0 <= --watching <= --players, --rate > 0")
+
+    phases = [one_phase(args, label="this", code=harness.ROOT, rate=args.rate, seconds=args.seconds,
+                        worker_options=["-Q", args.queues, "--pool", "solo", "--prefetch-multiplier", "16"],
+                        stall=args.stall)]
+    if args.base_dir:
+        phases.append(one_phase(args, label="base", code=args.base_dir.resolve(), rate=args.base_rate,
+                                seconds=args.base_seconds, stall=0.0,
+                                worker_options=["-Q", "celery", "--pool", "prefork", "--concurrency", "1"]))
+    out: dict[str, Any] = {"benchmark": "push: moves over HTTP -> your_turn received by a push service",
+                           "phases": phases}
+    if len(phases) == 2 and phases[0]["worker_cpu_ms_per_push"] and phases[1]["worker_cpu_ms_per_push"]:
+        out["cpu_per_push_base_over_this"] = round(phases[1]["worker_cpu_ms_per_push"]
+                                                   / phases[0]["worker_cpu_ms_per_push"], 1)
+    print(json.dumps(out, indent=2))
+    first = phases[0]
+    return 0 if first["duplicates"] == 0 and first["your_turn_pushes_to_watching_players"] == 0 else 1
 
 
 if __name__ == "__main__":

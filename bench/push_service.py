@@ -64,20 +64,54 @@ class Subscription:
 
 @dataclass
 class PushService:
-    """``server_key``: the application server's public key (base64url) the JWTs must verify with."""
+    """``server_key``: the application server's public key (base64url) the JWTs must verify with.
+    ``delay``: seconds each answer takes (a real push service answers in 50-150 ms); ``keep_alive``:
+    HTTP/1.1 with kept connections; :meth:`stall` makes it hold every request, unanswered, until the
+    stall ends: a request whose sender gave up by then (timed out, closed) is not taken."""
 
     server_key: str = ""
+    delay: float = 0.0
+    keep_alive: bool = False
     subscriptions: dict[str, Subscription] = field(default_factory=dict)
     received: list[Received] = field(default_factory=list)
     refused: list[str] = field(default_factory=list)
+    dropped: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
+    stalled_until: float = 0.0
+    tokens: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def stall(self, seconds: float) -> None:
+        self.stalled_until = time.monotonic() + seconds
+
+    def _sender_still_there(self, connection: Any) -> bool:
+        import select
+        import socket
+
+        while time.monotonic() < self.stalled_until:
+            time.sleep(min(0.05, self.stalled_until - time.monotonic()))
+        readable, _, _ = select.select([connection], [], [], 0)
+        if not readable:
+            return True
+        try:
+            return connection.recv(1, socket.MSG_PEEK) != b""
+        except OSError:
+            return False
 
     def start(self) -> PushService:
         service = self
 
         class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1" if service.keep_alive else "HTTP/1.0"
+
             def do_POST(self) -> None:  # noqa: N802 - http.server's name
                 body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                if service.delay:
+                    time.sleep(service.delay)
+                if time.monotonic() < service.stalled_until and not service._sender_still_there(self.connection):
+                    with service.lock:
+                        service.dropped += 1
+                    self.close_connection = True
+                    return
                 status = service.take(self.path, dict(self.headers), body)
                 self.send_response(status)
                 self.send_header("Content-Length", "0")
@@ -86,7 +120,13 @@ class PushService:
             def log_message(self, *args: Any) -> None:
                 pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        class Server(ThreadingHTTPServer):
+            request_queue_size = 1024  # a burst of new connections after a stall
+
+            def handle_error(self, request: Any, client_address: Any) -> None:
+                pass  # a sender that closed its kept connection (or gave up in a stall)
+
+        self.server = Server(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
         self.origin = f"http://127.0.0.1:{self.server.server_address[1]}"
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
@@ -139,9 +179,13 @@ class PushService:
         values = dict(part.strip().split("=", 1) for part in params.split(","))
         if self.server_key and values["k"] != self.server_key:
             raise ValueError("not the application server's key")
-        public = ec.EllipticCurvePublicKey.from_encoded_point(ec.SECP256R1(), b64url_decode(values["k"]))
         parts = urlsplit(endpoint)
-        claims = jwt.decode(values["t"], public, algorithms=["ES256"], audience=f"{parts.scheme}://{parts.netloc}")
+        claims = self.tokens.get(values["t"] + values["k"])  # a token verified before: its signature holds
+        if claims is None or claims["aud"] != f"{parts.scheme}://{parts.netloc}":
+            public = ec.EllipticCurvePublicKey.from_encoded_point(ec.SECP256R1(), b64url_decode(values["k"]))
+            claims = jwt.decode(values["t"], public, algorithms=["ES256"],
+                                audience=f"{parts.scheme}://{parts.netloc}")
+            self.tokens[values["t"] + values["k"]] = claims
         if not 0 < claims["exp"] - time.time() <= 24 * 3600 or "sub" not in claims:
             raise ValueError("exp or sub")
         return claims

@@ -94,3 +94,16 @@ def watching(player_id: int, game_id: int) -> bool:
     except Exception:
         log.warning("presence: could not read who watches game %s", game_id, exc_info=True)
         return False
+
+
+def watching_many(pairs: list[tuple[int, int]]) -> set[tuple[int, int]]:
+    """The (player, game) pairs of ``pairs`` that are watched: one cache round trip for a batch."""
+    if not pairs:
+        return set()
+    keys = {_watch_key(player_id, game_id): (player_id, game_id) for player_id, game_id in pairs}
+    try:
+        found = caches["presence"].get_many(list(keys))
+    except Exception:
+        log.warning("presence: could not read who watches %s games", len(pairs), exc_info=True)
+        return set()
+    return {keys[key] for key in found}

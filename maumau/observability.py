@@ -126,6 +126,10 @@ NOTIFY_SEND_SECONDS = Histogram("maumau_notify_send_seconds", "One attempt's req
                                 "mail server, by channel", ["channel"], buckets=_BUCKETS)
 NOTIFY_LATENCY = Histogram("maumau_notify_latency_seconds", "From the commit of a notification to the end of "
                            "its first attempt, by channel", ["channel"], buckets=_BUCKETS)
+DELIVERY_LAG = Histogram("maumau_delivery_lag_seconds", "From the commit of a notification or webhook event to "
+                         "the far end's acceptance of it (any attempt), by channel (web_push, fcm, apns, email, "
+                         "webhook)", ["channel"], buckets=(0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0,
+                                                           300.0))
 OPEN_STREAMS = Gauge("maumau_open_streams", "Waiting clients held open (streams and long-polls), by route",
                      ["route"], multiprocess_mode="livesum")
 
@@ -177,6 +181,10 @@ def webhook_attempted(outcome: str) -> None:
 
 def notify_delivered(channel: str, outcome: str) -> None:
     NOTIFY_DELIVERIES.labels(channel, outcome).inc()
+
+
+def delivery_lag(channel: str, seconds: float) -> None:
+    DELIVERY_LAG.labels(channel).observe(max(0.0, seconds))
 
 
 def notify_latency(channel: str, send_seconds: float, since_commit: float | None) -> None:

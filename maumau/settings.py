@@ -503,6 +503,8 @@ DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL") or "maumau@localhost"
 # Delivery policy: attempts, backoff (doubling), a request's timeout, a worker's lease on a delivery.
 NOTIFY_MAX_ATTEMPTS = int(env_float("NOTIFY_MAX_ATTEMPTS", 5))
 NOTIFY_BACKOFF_SECONDS = env_float("NOTIFY_BACKOFF_SECONDS", 5.0)
+# ... doubled up to this: a push service back from an outage gets its backlog within seconds.
+NOTIFY_BACKOFF_MAX_SECONDS = env_float("NOTIFY_BACKOFF_MAX_SECONDS", 8.0)
 NOTIFY_TIMEOUT_SECONDS = env_float("NOTIFY_TIMEOUT_SECONDS", 5.0)
 NOTIFY_LEASE_SECONDS = env_float("NOTIFY_LEASE_SECONDS", 120.0)
 # A player who moved this recently in a game is taken to be looking at it: no your_turn push.
@@ -511,3 +513,21 @@ NOTIFY_RECENT_MOVE_SECONDS = env_float("NOTIFY_RECENT_MOVE_SECONDS", 10.0)
 NOTIFY_VERIFICATION_MAILS_PER_HOUR = int(env_float("NOTIFY_VERIFICATION_MAILS_PER_HOUR", 3))
 NOTIFY_MAX_TARGETS = 20
 CELERY_BEAT_SCHEDULE["notify-sweep"] = {"task": "notify.sweep", "schedule": 30.0}
+# Deliveries (webhooks, push, mail) from a worker process (streams/outbound.py): requests in flight
+# at once per process, per origin (also its connection pool's size), per target and per player;
+# a failing or slow (> DELIVERY_SLOW_SECONDS) target or origin backs off 0.5 s doubled up to
+# DELIVERY_BACKOFF_MAX_SECONDS; kept connections expire after DELIVERY_KEEPALIVE_SECONDS (then the
+# next one is resolved and checked again); DELIVERY_BATCH_SECONDS: how long the worker lets a batch of
+# fan-outs and outcomes gather before writing it.
+DELIVERY_MAX_IN_FLIGHT = int(env_float("DELIVERY_MAX_IN_FLIGHT", 512))
+DELIVERY_PER_ORIGIN = int(env_float("DELIVERY_PER_ORIGIN", 128))
+DELIVERY_PER_TARGET = int(env_float("DELIVERY_PER_TARGET", 1))
+DELIVERY_PER_PLAYER = int(env_float("DELIVERY_PER_PLAYER", 4))
+DELIVERY_SLOW_SECONDS = env_float("DELIVERY_SLOW_SECONDS", 2.0)
+DELIVERY_BACKOFF_MAX_SECONDS = env_float("DELIVERY_BACKOFF_MAX_SECONDS", 4.0)
+DELIVERY_KEEPALIVE_SECONDS = env_float("DELIVERY_KEEPALIVE_SECONDS", 30.0)
+DELIVERY_ORIGINS_KEPT = int(env_float("DELIVERY_ORIGINS_KEPT", 256))
+DELIVERY_BATCH_SECONDS = env_float("DELIVERY_BATCH_SECONDS", 0.05)
+# A VAPID JWT is signed once per push service and reused; it is valid this long and renewed when
+# less than a tenth of it is left.
+VAPID_TOKEN_SECONDS = int(env_float("VAPID_TOKEN_SECONDS", 12 * 3600))

@@ -1,29 +1,41 @@
-"""The four ways out: Web Push (RFC 8030 over httpx to the address the SSRF guard checked, RFC 8291
-aes128gcm by pywebpush, RFC 8292 VAPID by py-vapid), FCM HTTP v1 and APNs with a provider token
-(httpx; APNs speaks only HTTP/2), e-mail (Django's mail framework). Each sender returns a
-:class:`Sent`; none raises for a refusal, so the caller records the outcome. A channel without its
-settings is off (:func:`status`, shown in /readyz)."""
+"""The four ways out: Web Push (RFC 8030 over the process's kept connections, RFC 8291 aes128gcm
+and RFC 8292 VAPID written here with ``cryptography``), FCM HTTP v1 and APNs with a provider token
+(APNs speaks only HTTP/2: many streams on one kept connection), e-mail (Django's mail framework, one
+SMTP connection per batch). The requests go out through streams.outbound: many at once from one
+worker process, bounded per origin, target and player. Each sender returns a :class:`Sent`; none
+raises for a refusal, so the caller records the outcome. A channel without its settings is off
+(:func:`status`, shown in /readyz)."""
 
 from __future__ import annotations
 
+import base64
 import functools
+import hashlib
+import hmac
 import json
+import os
+import struct
 import threading
 import time
-from collections import OrderedDict
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
 import jwt
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from django.conf import settings
 
-from streams.ssrf import Target, post_pinned
+from streams import outbound
+from streams.ssrf import UnsafeTarget
 
 #: A Web Push message's record size (RFC 8291's 4096-byte record; its encryption adds 103 bytes).
 PAYLOAD_MAX_BYTES = 3993
+RECORD_SIZE = 4096
 
 
 @dataclass
@@ -48,6 +60,48 @@ def judged(status: int, error: str = "") -> Sent:
                 gone=status in (404, 410))
 
 
+def far_end_failed(sent: Any) -> bool:
+    """For the back-off of a target or origin: no answer, 429 or 5xx."""
+    return isinstance(sent, Sent) and sent.retry
+
+
+@dataclass
+class Request:
+    """A request made ready in a Django thread (encrypted, signed), sent later on the loop."""
+
+    url: str
+    origin: str
+    headers: dict[str, str]
+    content: bytes = b""
+    refusal: Any = None
+    http1: bool = True
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def origin_of(url: str) -> str:
+    parts = urlsplit(url)
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    return f"{parts.scheme}://{(parts.hostname or '').lower()}:{port}"
+
+
+async def posted(request: Request, judge: Callable[[httpx.Response], Sent] | None = None) -> Sent:
+    """POST a prepared request over the origin's kept client (call on the loop)."""
+    client = outbound.outbound().client(request.origin, refusal=request.refusal, http1=request.http1)
+    try:
+        answer = await client.post(request.url, content=request.content, headers=request.headers)
+    except UnsafeTarget as exc:  # the address the name resolved to at connect time is refused
+        return Sent(None, f"endpoint refused: {exc.reason} {exc.details}"[:300])
+    except httpx.HTTPError as exc:  # timeouts, refused connections: try again later
+        return Sent(None, f"{type(exc).__name__}: {exc}"[:300], retry=True)
+    judge = judge or request.extra.get("judge")
+    return judge(answer) if judge else judged(answer.status_code, answer.text)
+
+
+def sent_now(make: Callable[[], Awaitable[Sent]]) -> Sent:
+    """One request on the loop, waited for (single sends: tests, tools)."""
+    return outbound.outbound().call(make)
+
+
 # --- Web Push -------------------------------------------------------------------------------------
 
 
@@ -59,76 +113,124 @@ def vapid_pem() -> str:
     return path.read_text() if path.is_file() else ""
 
 
+def b64url(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def b64url_decode(text: str) -> bytes:
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
 @functools.lru_cache(maxsize=4)
-def _vapid(pem: str) -> Any:
-    from py_vapid import Vapid02
-
-    return Vapid02.from_pem(pem.encode())
-
-
-def vapid() -> Any | None:
-    pem = vapid_pem()
-    return _vapid(pem) if pem else None
+def _vapid_key(pem: str) -> tuple[ec.EllipticCurvePrivateKey, str]:
+    key = serialization.load_pem_private_key(pem.encode(), password=None)
+    if not isinstance(key, ec.EllipticCurvePrivateKey):
+        raise ValueError("VAPID_PRIVATE_KEY is not an EC key")
+    point = key.public_key().public_bytes(serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint)
+    return key, b64url(point)
 
 
 def vapid_public_key() -> str | None:
     """The application server key a browser subscribes with: the uncompressed P-256 point, base64url."""
-    from cryptography.hazmat.primitives import serialization
-    from py_vapid.utils import b64urlencode
-
-    key = vapid()
-    if key is None:
-        return None
-    return b64urlencode(key.public_key.public_bytes(serialization.Encoding.X962,
-                                                    serialization.PublicFormat.UncompressedPoint))
+    pem = vapid_pem()
+    return _vapid_key(pem)[1] if pem else None
 
 
-_push_clients = threading.local()
-#: Push services a worker thread keeps a connection to (browsers use a handful).
-PUSH_CLIENTS_KEPT = 8
+class VapidTokens:
+    """One VAPID JWT per push service origin (RFC 8292: ``aud`` is the origin), signed once and reused
+    until less than a tenth of its life is left, instead of an ECDSA signature per push."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.tokens: dict[tuple[str, str], tuple[str, float]] = {}
+        self.signed = 0  # how many were signed (for tests and the benchmark)
+
+    def authorization(self, origin: str, now: float | None = None) -> str | None:
+        pem = vapid_pem()
+        if not pem:
+            return None
+        now = time.time() if now is None else now
+        life = int(settings.VAPID_TOKEN_SECONDS)
+        with self.lock:
+            header, until = self.tokens.get((pem, origin), ("", 0.0))
+            if until - now > life / 10:
+                return header
+            key, public = _vapid_key(pem)
+            until = int(now) + life
+            token = jwt.encode({"aud": origin, "exp": until, "sub": settings.VAPID_SUBJECT}, key, algorithm="ES256")
+            header = f"vapid t={token}, k={public}"
+            if len(self.tokens) > 1000:
+                self.tokens.clear()
+            self.tokens[(pem, origin)] = (header, float(until))
+            self.signed += 1
+            return header
 
 
-def _push_client(target: Target) -> httpx.Client:
-    """One client per push service host and worker thread, so connections are kept open and each
-    carries the one server name it was opened and its certificate checked for."""
-    clients: OrderedDict[tuple[str, str, int], httpx.Client] | None = getattr(_push_clients, "clients", None)
-    if clients is None:
-        clients = _push_clients.clients = OrderedDict()
-    key = (target.scheme, target.host, target.port)
-    client = clients.pop(key, None)
-    if client is None:
-        client = httpx.Client(timeout=settings.NOTIFY_TIMEOUT_SECONDS, follow_redirects=False, trust_env=False)
-        while len(clients) >= PUSH_CLIENTS_KEPT:
-            clients.popitem(last=False)[1].close()
-    clients[key] = client
-    return client
+vapid_tokens = VapidTokens()
 
 
-def web_push_send(*, endpoint: str, target: Target, p256dh: str, auth: str, payload: bytes, topic: str,
-                  ttl: int) -> Sent:
-    """One encrypted push, sent to ``target``: the endpoint's address that passed the SSRF guard (the
-    name is not resolved again). ``Topic`` (RFC 8030 5.4) makes a later message of the same game
-    replace one the push service still holds, so a message sent twice reaches the device once."""
-    from pywebpush import WebPushException, WebPusher
+@functools.lru_cache(maxsize=4096)
+def _subscriber_key(p256dh: str) -> tuple[ec.EllipticCurvePublicKey, bytes]:
+    point = b64url_decode(p256dh)
+    return ec.EllipticCurvePublicKey.from_encoded_point(ec.SECP256R1(), point), point
 
-    key = vapid()
-    if key is None:
+
+def _hmac(key: bytes, data: bytes) -> bytes:
+    return hmac.new(key, data, hashlib.sha256).digest()
+
+
+def encrypted(*, p256dh: str, auth: str, payload: bytes) -> bytes:
+    """RFC 8291 (Message Encryption for Web Push) with RFC 8188 aes128gcm, one record: a fresh
+    ephemeral key pair and salt per message (the RFC's rule), the subscriber's key parsed once."""
+    subscriber, subscriber_point = _subscriber_key(p256dh)
+    ephemeral = ec.generate_private_key(ec.SECP256R1())
+    ephemeral_point = ephemeral.public_key().public_bytes(serialization.Encoding.X962,
+                                                          serialization.PublicFormat.UncompressedPoint)
+    shared = ephemeral.exchange(ec.ECDH(), subscriber)
+    # HKDF-SHA256 with one output block each (RFC 5869: T(1) = HMAC(PRK, info || 0x01)).
+    ikm = _hmac(_hmac(b64url_decode(auth), shared), b"WebPush: info\x00" + subscriber_point + ephemeral_point + b"\x01")
+    salt = os.urandom(16)
+    prk = _hmac(salt, ikm)
+    cek = _hmac(prk, b"Content-Encoding: aes128gcm\x00\x01")[:16]
+    nonce = _hmac(prk, b"Content-Encoding: nonce\x00\x01")[:12]
+    record = AESGCM(cek).encrypt(nonce, payload + b"\x02", None)  # 0x02: the last record's delimiter
+    return salt + struct.pack("!IB", RECORD_SIZE, len(ephemeral_point)) + ephemeral_point + record
+
+
+def endpoint_allowed(endpoint: str) -> str | None:
+    """Why a stored endpoint may not be pushed to now (its address is checked when connecting)."""
+    parts = urlsplit(endpoint)
+    if parts.scheme == "https" or (settings.PUSH_ALLOW_LOOPBACK and parts.scheme == "http"):
+        return None if parts.hostname else "no_host"
+    return "not_https"
+
+
+def web_push_request(*, endpoint: str, p256dh: str, auth: str, payload: bytes, topic: str, ttl: int) -> Request | Sent:
+    """The encrypted, signed request of one push (or why there is none). ``Topic`` (RFC 8030 5.4)
+    makes a later message of the same game replace one the push service still holds."""
+    origin = origin_of(endpoint)
+    parts = urlsplit(endpoint)
+    authorization = vapid_tokens.authorization(f"{parts.scheme}://{parts.netloc}")
+    if authorization is None:
         return Sent(None, "web push is off: no VAPID key")
-    origin = urlsplit(endpoint)
+    why = endpoint_allowed(endpoint)
+    if why is not None:
+        return Sent(None, f"endpoint refused: {why}")
     try:
-        body = WebPusher({"endpoint": endpoint, "keys": {"p256dh": p256dh, "auth": auth}}).encode(
-            payload, "aes128gcm")["body"]
-    except WebPushException as exc:
-        return Sent(None, str(exc)[:300], retry=True)
-    claims = {"sub": settings.VAPID_SUBJECT, "aud": f"{origin.scheme}://{origin.netloc}",
-              "exp": int(time.time()) + 12 * 3600}
-    headers = {**key.sign(claims), "Content-Encoding": "aes128gcm", "TTL": str(ttl), "Topic": topic,
-               "Urgency": "high"}
-    try:
-        answer = post_pinned(_push_client(target), target, content=body, headers=headers)
-    except httpx.HTTPError as exc:  # timeouts, refused connections: try again later
-        return Sent(None, f"{type(exc).__name__}: {exc}"[:300], retry=True)
-    return judged(answer.status_code, answer.text)
+        body = encrypted(p256dh=p256dh, auth=auth, payload=payload)
+    except (ValueError, TypeError) as exc:
+        return Sent(None, f"bad subscription keys: {exc}"[:300])
+    headers = {"Authorization": authorization, "Content-Encoding": "aes128gcm", "TTL": str(ttl), "Topic": topic,
+               "Urgency": "high", "Content-Type": "application/octet-stream"}
+    return Request(endpoint, origin, headers, body, refusal=outbound.push_refusal)
+
+
+def web_push_send(*, endpoint: str, p256dh: str, auth: str, payload: bytes, topic: str, ttl: int) -> Sent:
+    """One push, waited for."""
+    request = web_push_request(endpoint=endpoint, p256dh=p256dh, auth=auth, payload=payload, topic=topic, ttl=ttl)
+    if isinstance(request, Sent):
+        return request
+    return sent_now(lambda: posted(request))
 
 
 # --- FCM HTTP v1 ----------------------------------------------------------------------------------
@@ -175,7 +277,8 @@ class _AccessTokens:
 fcm_tokens = _AccessTokens()
 
 
-def fcm_send(*, token: str, title: str, body: str, data: dict[str, str], collapse: str) -> Sent:
+def fcm_request(*, token: str, title: str, body: str, data: dict[str, str], collapse: str) -> Request | Sent:
+    """The FCM HTTP v1 request of one message (the OAuth token fetched here, kept until near expiry)."""
     account = fcm_account()
     if account is None:
         return Sent(None, "fcm is off: no FCM_CREDENTIALS_FILE")
@@ -186,14 +289,20 @@ def fcm_send(*, token: str, title: str, body: str, data: dict[str, str], collaps
                            "apns": {"headers": {"apns-collapse-id": collapse}}}}
     try:
         access = fcm_tokens.get(account)
-        answer = httpx.post(f"{settings.FCM_ENDPOINT.rstrip('/')}/v1/projects/{project}/messages:send",
-                            json=message, headers={"Authorization": f"Bearer {access}"},
-                            timeout=settings.NOTIFY_TIMEOUT_SECONDS)
     except httpx.HTTPStatusError as exc:
         return judged(exc.response.status_code, "token: " + exc.response.text)
     except httpx.HTTPError as exc:
         return Sent(None, f"{type(exc).__name__}: {exc}"[:300], retry=True)
-    return judged(answer.status_code, answer.text)  # 404 UNREGISTERED: a token FCM no longer knows
+    url = f"{settings.FCM_ENDPOINT.rstrip('/')}/v1/projects/{project}/messages:send"
+    return Request(url, origin_of(url), {"Authorization": f"Bearer {access}", "Content-Type": "application/json"},
+                   json.dumps(message).encode())
+
+
+def fcm_send(*, token: str, title: str, body: str, data: dict[str, str], collapse: str) -> Sent:
+    request = fcm_request(token=token, title=title, body=body, data=data, collapse=collapse)
+    if isinstance(request, Sent):
+        return request
+    return sent_now(lambda: posted(request))  # 404 UNREGISTERED: a token FCM no longer knows
 
 
 # --- APNs (token-based) ---------------------------------------------------------------------------
@@ -223,37 +332,36 @@ class _ProviderToken:
 
 
 apns_token = _ProviderToken()
-_apns_clients: dict[str, httpx.Client] = {}
 
 
-def _apns_client(origin: str) -> httpx.Client:
-    """One HTTP/2 connection per worker process (APNs wants connections kept, not one per push). A
-    plain-http origin (a local stand-in) speaks HTTP/2 with prior knowledge."""
-    client = _apns_clients.get(origin)
-    if client is None:
-        client = httpx.Client(http2=True, http1=not origin.startswith("http://"),
-                              timeout=settings.NOTIFY_TIMEOUT_SECONDS)
-        _apns_clients[origin] = client
-    return client
+def apns_judged(answer: httpx.Response) -> Sent:
+    sent = judged(answer.status_code, answer.text)
+    if answer.status_code == 400 and "BadDeviceToken" in answer.text:
+        sent.gone = True
+    return sent
 
 
-def apns_send(*, token: str, title: str, body: str, data: dict[str, Any], collapse: str) -> Sent:
+def apns_request(*, token: str, title: str, body: str, data: dict[str, Any], collapse: str) -> Request | Sent:
+    """One APNs request; all go over one kept HTTP/2 connection per process (a plain-http origin, a
+    local stand-in, speaks HTTP/2 with prior knowledge)."""
     if not apns_configured():
         return Sent(None, "apns is off: APNS_KEY_FILE, APNS_KEY_ID, APNS_TEAM_ID, APNS_TOPIC")
     origin = settings.APNS_ENDPOINT or ("https://api.sandbox.push.apple.com" if settings.APNS_USE_SANDBOX
                                         else "https://api.push.apple.com")
     headers = {"authorization": f"bearer {apns_token.get()}", "apns-topic": settings.APNS_TOPIC,
                "apns-push-type": "alert", "apns-priority": "10", "apns-collapse-id": collapse[:64],
-               "apns-expiration": str(int(time.time()) + 3600)}
+               "apns-expiration": str(int(time.time()) + 3600), "content-type": "application/json"}
     payload = {"aps": {"alert": {"title": title, "body": body}, "thread-id": collapse, "sound": "default"}, **data}
-    try:
-        answer = _apns_client(origin).post(f"{origin.rstrip('/')}/3/device/{token}", json=payload, headers=headers)
-    except httpx.HTTPError as exc:
-        return Sent(None, f"{type(exc).__name__}: {exc}"[:300], retry=True)
-    sent = judged(answer.status_code, answer.text)
-    if answer.status_code == 400 and "BadDeviceToken" in answer.text:
-        sent.gone = True
-    return sent
+    url = f"{origin.rstrip('/')}/3/device/{token}"
+    return Request(url, origin_of(url), headers, json.dumps(payload).encode(), http1=not origin.startswith("http://"),
+                   extra={"judge": apns_judged})
+
+
+def apns_send(*, token: str, title: str, body: str, data: dict[str, Any], collapse: str) -> Sent:
+    request = apns_request(token=token, title=title, body=body, data=data, collapse=collapse)
+    if isinstance(request, Sent):
+        return request
+    return sent_now(lambda: posted(request, apns_judged))
 
 
 # --- what is on -----------------------------------------------------------------------------------

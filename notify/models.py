@@ -17,8 +17,9 @@ CHANNELS = ["web_push", "fcm", "apns", "email"]
 #: What became of a delivery. ``pending``/``retrying``: to be sent; ``sent``; ``failed`` (gave up or
 #: refused); ``gone`` (the push service said 404/410: the subscription is deleted); the rest were not
 #: sent on purpose: ``watching`` (the player looks at the game), ``coalesced`` (one your_turn per game
-#: until they act), ``quiet`` (quiet hours), ``off`` (the channel is not configured).
-OUTCOMES = ["pending", "retrying", "sent", "failed", "gone", "watching", "coalesced", "quiet", "off"]
+#: until they act), ``quiet`` (quiet hours), ``off`` (the channel is not configured), ``replaced``
+#: (a newer your_turn of the same game took its place before it was sent).
+OUTCOMES = ["pending", "retrying", "sent", "failed", "gone", "watching", "coalesced", "quiet", "off", "replaced"]
 PLATFORMS = ["fcm", "apns"]
 
 

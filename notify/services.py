@@ -17,8 +17,10 @@ one notification.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import binascii
+import concurrent.futures
 import functools
 import ipaddress
 import json
@@ -33,7 +35,7 @@ from django.conf import settings
 from django.core import signing
 from django.core.cache import cache
 from django.db import IntegrityError, transaction
-from django.db.models import Q
+from django.db.models import Max, Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
@@ -52,6 +54,7 @@ from notify.models import (
     PushSubscription,
     default_on,
 )
+from streams import outbound
 from streams.models import Notification
 from streams.ssrf import Target, UnsafeTarget, check_url, literal_target
 
@@ -362,86 +365,125 @@ def notifications_written(sender: Any = None, *, notifications: list[Notificatio
         transaction.on_commit(functools.partial(tasks.fan_out_queue, ids, time.time()))
 
 
-def _looking_or_told(note: Notification) -> tuple[bool, bool]:
-    """(watching, coalesced) of a your_turn. Watching: a stream or long-poll of theirs on the game, or a
-    move of theirs in it just now (unless they closed their stream of it since: they left the page).
-    Coalesced: a your_turn of this game was sent (or is on its way) since the player last acted in it.
-    Two queries and up to two cache reads."""
-    acted = (Move.objects.filter(game_id=note.game_id, player_id=note.player_id)
-             .order_by("-seq").values_list("created_at", flat=True).first())
+def _your_turns_judged(notes: list[Notification], ids: list[int]) -> tuple[dict[int, str], list[int]]:
+    """For the batch's your_turn notifications: why each is not sent (``watching``: a stream or
+    long-poll of theirs on the game, or a move of theirs in it just now; ``coalesced``: a your_turn of
+    this game was sent, or is on its way, since the player last acted in it), and the older unsent
+    your_turns (retrying, not in flight) that the newest of their game replaces. A cache read and two
+    queries for the whole batch."""
+    turns = [n for n in notes if n.kind == "your_turn" and n.game_id]
+    if not turns:
+        return {}, []
+    pairs = {(n.player_id, n.game_id) for n in turns}
+    players, games = {p for p, _g in pairs}, {g for _p, g in pairs}
+    watched = presence.watching_many(sorted(pairs))
+    acted: dict[tuple[int, int], Any] = {
+        (row["player_id"], row["game_id"]): row["last"]
+        for row in Move.objects.filter(game_id__in=games, player_id__in=players)
+        .values("player_id", "game_id").annotate(last=Max("created_at"))}
+    earlier: dict[tuple[int, int], list[dict[str, Any]]] = {}
+    for row in (Delivery.objects.filter(player_id__in=players, game_id__in=games, kind="your_turn",
+                                        outcome__in=("pending", "retrying", "sent"))
+                .exclude(notification_id__in=ids).values("pk", "player_id", "game_id", "outcome", "lease_until",
+                                                         "created_at")):
+        earlier.setdefault((row["player_id"], row["game_id"]), []).append(row)
     recent = timezone.now() - timedelta(seconds=settings.NOTIFY_RECENT_MOVE_SECONDS)
-    if presence.watching(note.player_id, note.game_id) or (
-            acted is not None and acted >= recent and not presence.left_lately(note.player_id, note.game_id)):
-        return True, False
-    earlier = Delivery.objects.filter(player_id=note.player_id, game_id=note.game_id, kind="your_turn",
-                                      outcome__in=("pending", "retrying", "sent")).exclude(notification_id=note.pk)
-    if acted is not None:
-        earlier = earlier.filter(created_at__gt=acted)
-    return False, earlier.exists()
+    why: dict[int, str] = {}
+    replaced: list[int] = []
+    for note in turns:
+        pair = (note.player_id, note.game_id)
+        last = acted.get(pair)
+        if pair in watched or (last is not None and last >= recent
+                               and not presence.left_lately(note.player_id, note.game_id)):
+            why[note.pk] = "watching"
+            continue
+        rows = earlier.get(pair, ())
+        since = [r for r in rows if last is None or r["created_at"] > last]
+        if any(r["outcome"] == "sent" or r["lease_until"] is not None for r in since):
+            why[note.pk] = "coalesced"
+        else:  # every older one waiting for its retry, told before the player acted or not
+            replaced += [r["pk"] for r in rows if r["outcome"] == "retrying" and r["lease_until"] is None]
+    return why, replaced
 
 
-def _targets(note: Notification) -> list[tuple[str, str, dict[str, Any]]]:
-    """(channel, target, row fields) of every target of the notification's player."""
-    found: list[tuple[str, str, dict[str, Any]]] = []
-    for sub in PushSubscription.objects.filter(player_id=note.player_id):
-        found.append(("web_push", f"web_push:{sub.pk}", {"subscription": sub}))
-    for device in Device.objects.filter(player_id=note.player_id):
-        found.append((device.platform, f"{device.platform}:{device.pk}", {"device": device}))
-    entry = EmailAddress.objects.filter(player_id=note.player_id, verified_at__isnull=False).first()
-    if entry is not None:
-        found.append(("email", f"email:{entry.pk}", {}))
+def _targets_of(players: set[int]) -> dict[int, list[tuple[str, str, dict[str, Any]]]]:
+    """(channel, target, row fields) of every target of these players: three queries."""
+    found: dict[int, list[tuple[str, str, dict[str, Any]]]] = {p: [] for p in players}
+    for sub in PushSubscription.objects.filter(player_id__in=players):
+        found[sub.player_id].append(("web_push", f"web_push:{sub.pk}", {"subscription": sub}))
+    for device in Device.objects.filter(player_id__in=players):
+        found[device.player_id].append((device.platform, f"{device.platform}:{device.pk}", {"device": device}))
+    for entry in EmailAddress.objects.filter(player_id__in=players, verified_at__isnull=False):
+        found[entry.player_id].append(("email", f"email:{entry.pk}", {"email": entry}))
     return found
 
 
-def _outcome_before_sending(note: Notification, channel: str, prefs: Preferences, now: Any,
-                            watching: bool, coalesced: bool) -> str:
+def _outcome_before_sending(note: Notification, channel: str, prefs: Preferences, now: Any, why: str | None) -> str:
     if not channels.channel_on(channel):
         return "off"
-    if watching:
-        return "watching"
-    if coalesced:
-        return "coalesced"
+    if why is not None:
+        return why
     if prefs.quiet_at(now):
         return "quiet"
     return "pending"
 
 
-def fan_out(*, notification_ids: list[int], committed_at: float | None = None) -> list[int]:
+def fan_out(*, notification_ids: list[int], committed_at: float | None = None, wait: bool = True) -> list[int]:
     """The deliveries of these notifications: one row per wanted target, then each pending one sent.
     The rows are written already leased to this worker, so it sends them without claiming them again;
     a second run of the same fan-out (a redelivered task) writes none (the rows are unique) and sends
-    only what is still pending and unleased. Returns the ids of the rows it sent."""
-    rows: list[Delivery] = []
-    languages: dict[int, str] = {}
+    only what is still pending and unleased. A batch (many moves' notifications) costs the same
+    handful of queries as one. ``wait``: return when every send is recorded (else the worker's desk
+    records them as they end). Returns the ids of the rows it sent."""
+    ids = list(notification_ids)
+    done_before = set(Delivery.objects.filter(notification_id__in=ids).values_list("notification_id", flat=True))
+    try:
+        rows, languages = _deliveries_written([i for i in ids if i not in done_before])
+    except IntegrityError:  # another run of this fan-out wrote them meanwhile
+        rows, languages, done_before = [], {}, set(ids)
+    if done_before:  # this fan-out ran before (its task was delivered twice): send what is left
+        left = Delivery.objects.filter(notification_id__in=done_before, outcome="pending", lease_until__isnull=True)
+        claimed = [row for row in (_claimed(pk) for pk in left.values_list("pk", flat=True)) if row is not None]
+        rows += claimed
+        languages.update({row.player_id: _preferences(row.player_id).language for row in claimed})
+    deliveries_send(rows, languages, committed_at=committed_at, wait=wait)
+    return [row.pk for row in rows]
+
+
+@database_retry.written_once_more
+def _deliveries_written(ids: list[int]) -> tuple[list[Delivery], dict[int, str]]:
+    if not ids:
+        return [], {}
+    notes = list(Notification.objects.filter(pk__in=ids))
+    players = {n.player_id for n in notes}
+    prefs = {p.player_id: p for p in Preferences.objects.filter(player_id__in=players)}
+    languages = {pid: (prefs.get(pid) or Preferences(player_id=pid)).language for pid in players}
+    targets = _targets_of(players)
+    why, replaced = _your_turns_judged(notes, ids)
     now = timezone.now()
     lease = now + timedelta(seconds=settings.NOTIFY_LEASE_SECONDS)
-    for note in Notification.objects.filter(pk__in=notification_ids):
-        prefs = _preferences(note.player_id)
-        languages[note.player_id] = prefs.language
-        targets = [t for t in _targets(note) if prefs.wants(note.kind, t[0])]
-        if not targets:
-            continue
-        watching = coalesced = False
-        if note.kind == "your_turn" and note.game_id:
-            watching, coalesced = _looking_or_told(note)
-        for channel, target, fields in targets:
-            outcome = _outcome_before_sending(note, channel, prefs, now, watching, coalesced)
+    rows: list[Delivery] = []
+    for note in notes:
+        prefer = prefs.get(note.player_id) or Preferences(player_id=note.player_id)
+        for channel, target, fields in targets.get(note.player_id, ()):
+            if not prefer.wants(note.kind, channel):
+                continue
+            outcome = _outcome_before_sending(note, channel, prefer, now, why.get(note.pk))
+            fields = {k: v for k, v in fields.items() if k != "email"}
             rows.append(Delivery(notification=note, player_id=note.player_id, game_id=note.game_id, kind=note.kind,
                                  channel=channel, target=target, outcome=outcome, next_attempt_at=now,
                                  lease_until=lease if outcome == "pending" else None, **fields))
-            if outcome != "pending":
-                observability.notify_delivered(channel, outcome)
-    try:
-        with transaction.atomic():
-            written = Delivery.objects.bulk_create(rows)
-    except IntegrityError:  # this fan-out ran before (its task was delivered twice): send what is left
-        return [pk for pk in Delivery.objects.filter(notification_id__in=notification_ids, outcome="pending",
-                                                     lease_until__isnull=True).values_list("pk", flat=True)
-                if delivery_attempt(delivery_id=pk, committed_at=committed_at) is not None]
-    pending = [row for row in written if row.outcome == "pending"]
-    for row in pending:
-        _attempt(row, committed_at, languages.get(row.player_id, "en"))
-    return [row.pk for row in pending]
+    with transaction.atomic():
+        if replaced:  # the newest your_turn of a game replaces older ones not sent yet (and not in flight)
+            count = Delivery.objects.filter(pk__in=replaced, outcome="retrying", lease_until__isnull=True).update(
+                outcome="replaced", next_attempt_at=None)
+            for _n in range(count):
+                observability.notify_delivered("web_push", "replaced")
+        written = Delivery.objects.bulk_create(rows)
+    for row in written:
+        if row.outcome != "pending":
+            observability.notify_delivered(row.channel, row.outcome)
+    return [row for row in written if row.outcome == "pending"], languages
 
 
 def _claimed(delivery_id: int) -> Delivery | None:
@@ -456,35 +498,6 @@ def _claimed(delivery_id: int) -> Delivery | None:
             .filter(pk=delivery_id).first())
 
 
-def _send(delivery: Delivery, language: str) -> channels.Sent:
-    note = delivery.notification
-    body = texts.payload(note, language)
-    if delivery.channel == "web_push":
-        sub = delivery.subscription
-        if sub is None:
-            return channels.Sent(None, "subscription removed", gone=True)
-        try:
-            target = endpoint_checked(sub.endpoint)  # again at each delivery: DNS may say otherwise now
-        except ValidationFailed as exc:
-            return channels.Sent(None, f"endpoint refused: {exc.details.get('reason')}")
-        return channels.web_push_send(endpoint=sub.endpoint, target=target, p256dh=sub.p256dh, auth=sub.auth,
-                                      payload=json.dumps(body, separators=(",", ":")).encode(),
-                                      topic=body["tag"], ttl=_ttl(note))
-    if delivery.channel in ("fcm", "apns"):
-        device = delivery.device
-        if device is None:
-            return channels.Sent(None, "device removed", gone=True)
-        data = {k: "" if v is None else str(v) for k, v in body.items() if k not in ("title", "body")}
-        send = channels.fcm_send if delivery.channel == "fcm" else channels.apns_send
-        return send(token=device.token, title=body["title"], body=body["body"], data=data, collapse=body["tag"])
-    entry = EmailAddress.objects.filter(player_id=delivery.player_id, verified_at__isnull=False).first()
-    if entry is None:
-        return channels.Sent(None, "address removed or not verified", gone=True)
-    link = f"{settings.MAUMAU_PUBLIC_URL}/email/unsubscribe/{signed('unsubscribe', p=delivery.player_id, k=note.kind)}"
-    return mail.notification_send(address=entry.address, payload=body, unsubscribe=link, language=language,
-                                  message_id=f"<delivery-{delivery.pk}@maumau>")
-
-
 def _ttl(note: Notification) -> int:
     """How long a push service keeps the message: until the turn's deadline, else a day."""
     deadline = (note.data or {}).get("deadline")
@@ -497,44 +510,183 @@ def _ttl(note: Notification) -> int:
     return 24 * 3600
 
 
-def delivery_attempt(*, delivery_id: int, committed_at: float | None = None) -> Delivery | None:
-    """One attempt of a retry or a swept row: claim its lease, send, record."""
-    delivery = _claimed(delivery_id)
-    if delivery is None:
-        return None
-    return _attempt(delivery, committed_at, _preferences(delivery.player_id).language)
-
-
-def _attempt(delivery: Delivery, committed_at: float | None, language: str) -> Delivery:
-    """Send a row this worker holds the lease of; the outcome is recorded, a retry planned with backoff."""
-    started = time.perf_counter()
-    try:
-        sent = _send(delivery, language)
-    except Exception as exc:  # a bug or an unforeseen library error: recorded, retried
-        log.exception("notify: delivery %s failed", delivery.pk)
-        sent = channels.Sent(None, f"{type(exc).__name__}: {exc}"[:300], retry=True)
-    observability.notify_latency(delivery.channel, time.perf_counter() - started,
-                                 None if committed_at is None or delivery.attempts else time.time() - committed_at)
-    now = timezone.now()
-    delivery.attempts += 1
-    delivery.response_status = sent.status
-    delivery.last_error = sent.error[:300]
-    delivery.lease_until = None
-    if sent.ok:
-        delivery.outcome, delivery.sent_at, delivery.next_attempt_at = "sent", now, None
-    elif sent.gone:
-        delivery.outcome, delivery.next_attempt_at = "gone", None
-        _target_gone(delivery)
-    elif sent.retry and delivery.attempts < settings.NOTIFY_MAX_ATTEMPTS:
-        delivery.outcome = "retrying"
-        delivery.next_attempt_at = now + timedelta(
-            seconds=settings.NOTIFY_BACKOFF_SECONDS * 2 ** (delivery.attempts - 1))
+def _job(delivery: Delivery, language: str) -> outbound.Job | channels.Sent:
+    """The request of one push (made ready here: encrypted, signed), or why there is none."""
+    note = delivery.notification
+    body = texts.payload(note, language)
+    if delivery.channel == "web_push":
+        sub = delivery.subscription
+        if sub is None:
+            return channels.Sent(None, "subscription removed", gone=True)
+        request = channels.web_push_request(endpoint=sub.endpoint, p256dh=sub.p256dh, auth=sub.auth,
+                                            payload=json.dumps(body, separators=(",", ":")).encode(),
+                                            topic=body["tag"], ttl=_ttl(note))
     else:
-        delivery.outcome, delivery.next_attempt_at = "failed", None
-    delivery.save(update_fields=["attempts", "response_status", "last_error", "lease_until", "outcome", "sent_at",
-                                 "next_attempt_at"])
-    observability.notify_delivered(delivery.channel, delivery.outcome)
-    return delivery
+        device = delivery.device
+        if device is None:
+            return channels.Sent(None, "device removed", gone=True)
+        data = {k: "" if v is None else str(v) for k, v in body.items() if k not in ("title", "body")}
+        make = channels.fcm_request if delivery.channel == "fcm" else channels.apns_request
+        request = make(token=device.token, title=body["title"], body=body["body"], data=data, collapse=body["tag"])
+    if isinstance(request, channels.Sent):
+        return request
+    return outbound.Job(target=delivery.target, origin=request.origin, player=delivery.player_id,
+                        send=functools.partial(channels.posted, request), failed=channels.far_end_failed,
+                        collapse=f"your_turn:{note.game_id}" if note.kind == "your_turn" else None,
+                        deadline=time.monotonic() + 0.8 * settings.NOTIFY_LEASE_SECONDS)
+
+
+def _mail_job(rows: list[Delivery], languages: dict[int, str]) -> outbound.Job:
+    """Every mail of a batch in one job: one connection to the mail server for all of them."""
+    messages = []
+    for delivery in rows:
+        note = delivery.notification
+        entry = delivery.email_entry
+        stop = signed("unsubscribe", p=delivery.player_id, k=note.kind)
+        link = f"{settings.MAUMAU_PUBLIC_URL}/email/unsubscribe/{stop}"
+        messages.append(mail.notification_message(
+            address=entry.address, payload=texts.payload(note, languages.get(delivery.player_id, "en")),
+            unsubscribe=link, language=languages.get(delivery.player_id, "en"),
+            message_id=f"<delivery-{delivery.pk}@maumau>"))
+
+    async def send() -> list[channels.Sent]:
+        return await asyncio.get_running_loop().run_in_executor(None, mail.messages_send, messages)
+
+    return outbound.Job(target=f"email-batch:{rows[0].pk}", origin=f"smtp://{settings.EMAIL_HOST}", player=-1,
+                        send=send, failed=lambda sent: all(s.retry for s in sent),
+                        deadline=time.monotonic() + 0.8 * settings.NOTIFY_LEASE_SECONDS)
+
+
+def deliveries_send(rows: list[Delivery], languages: dict[int, str], *, committed_at: float | None = None,
+                    wait: bool = True) -> None:
+    """Send rows this worker holds the leases of, all at once through the process's outbound loop.
+    ``wait``: record the outcomes before returning; else the worker's desk records them as they end."""
+    if not rows:
+        return
+    results: list[tuple[Delivery, Any]] = []
+    pending: list[tuple[list[Delivery], concurrent.futures.Future]] = []
+    mails = []
+    entries = {e.player_id: e for e in EmailAddress.objects.filter(
+        player_id__in={r.player_id for r in rows if r.channel == "email"}, verified_at__isnull=False)}
+    sender = outbound.outbound()
+    for row in rows:
+        row.started = time.perf_counter()
+        # The commit of a batch's notifications: the task's stamp, else the row's creation.
+        row.committed_at = None if row.attempts else (
+            committed_at if committed_at is not None else row.notification.created_at.timestamp())
+        if row.channel == "email":
+            row.email_entry = entries.get(row.player_id)
+            if row.email_entry is None:
+                results.append((row, channels.Sent(None, "address removed or not verified", gone=True)))
+            else:
+                mails.append(row)
+            continue
+        try:
+            job = _job(row, languages.get(row.player_id, "en"))
+        except Exception as exc:  # a bug or an unforeseen library error: recorded, retried
+            log.exception("notify: delivery %s failed", row.pk)
+            job = channels.Sent(None, f"{type(exc).__name__}: {exc}"[:300], retry=True)
+        if isinstance(job, channels.Sent):
+            results.append((row, job))
+        else:
+            pending.append(([row], sender.submit(job)))
+    if mails:
+        pending.append((mails, sender.submit(_mail_job(mails, languages))))
+    if not wait:
+        if results:
+            _desk().put(("done", results))
+        for batch, future in pending:
+            future.add_done_callback(functools.partial(_handed_to_desk, batch))
+        return
+    for batch, future in pending:
+        results += _results(batch, future)
+    outcomes_record(results)
+
+
+def _results(batch: list[Delivery], future: concurrent.futures.Future) -> list[tuple[Delivery, Any]]:
+    try:
+        done = future.result()
+    except Exception as exc:  # a bug or an unforeseen library error: recorded, retried
+        log.error("notify: deliveries %s failed: %r", [r.pk for r in batch], exc)
+        done = outbound.Done(value=channels.Sent(None, f"{type(exc).__name__}: {exc}"[:300], retry=True))
+    if len(batch) > 1 or isinstance(done.value, list):  # a mail batch: one outcome per message
+        values = done.value if isinstance(done.value, list) else [done.value] * len(batch)
+        return [(row, outbound.Done(value=value, seconds=done.seconds, replaced=done.replaced,
+                                    expired=done.expired)) for row, value in zip(batch, values, strict=True)]
+    return [(batch[0], done)]
+
+
+def _handed_to_desk(batch: list[Delivery], future: concurrent.futures.Future) -> None:
+    _desk().put(("done", _results(batch, future)))
+
+
+def outcomes_record(results: list[tuple[Delivery, Any]]) -> None:
+    """Record what the sends came to (one UPDATE for the batch): sent, gone (the target is deleted),
+    retrying with backoff, failed, or replaced (a newer your_turn of the game took its place)."""
+    if not results:
+        return
+    now = timezone.now()
+    changed: list[Delivery] = []
+    retries: list[Delivery] = []
+    gone: list[Delivery] = []
+    for delivery, result in results:
+        done = result if isinstance(result, outbound.Done) else outbound.Done(value=result)
+        delivery.lease_until = None
+        if done.replaced:
+            delivery.outcome, delivery.next_attempt_at = "replaced", None
+            changed.append(delivery)
+            observability.notify_delivered(delivery.channel, "replaced")
+            continue
+        if done.expired:  # waited too long unsent: the sweep sends it (no attempt counted)
+            delivery.outcome, delivery.next_attempt_at = "retrying", now
+            changed.append(delivery)
+            continue
+        sent = done.value if isinstance(done.value, channels.Sent) else channels.Sent(None, "no outcome", retry=True)
+        since = getattr(delivery, "committed_at", None)
+        observability.notify_latency(delivery.channel, done.seconds, None if since is None else time.time() - since)
+        delivery.attempts += 1
+        delivery.response_status = sent.status
+        delivery.last_error = sent.error[:300]
+        if sent.ok:
+            delivery.outcome, delivery.sent_at, delivery.next_attempt_at = "sent", now, None
+            observability.delivery_lag(delivery.channel, (now - delivery.notification.created_at).total_seconds())
+        elif sent.gone:
+            delivery.outcome, delivery.next_attempt_at = "gone", None
+            gone.append(delivery)
+        elif sent.retry and done.newer_waiting:
+            delivery.outcome, delivery.next_attempt_at = "replaced", None
+        elif sent.retry and delivery.attempts < settings.NOTIFY_MAX_ATTEMPTS:
+            delivery.outcome = "retrying"
+            delivery.next_attempt_at = now + timedelta(seconds=min(
+                settings.NOTIFY_BACKOFF_SECONDS * 2 ** (delivery.attempts - 1), settings.NOTIFY_BACKOFF_MAX_SECONDS))
+            retries.append(delivery)
+        else:
+            delivery.outcome, delivery.next_attempt_at = "failed", None
+        changed.append(delivery)
+        observability.notify_delivered(delivery.channel, delivery.outcome)
+    _rows_saved(changed, now)
+    for delivery in gone:
+        _target_gone(delivery)
+    for delivery in retries:
+        tasks.retry_queue(delivery.pk, delivery.next_attempt_at)
+
+
+def _rows_saved(changed: list[Delivery], now: Any) -> None:
+    """The batch's rows written back: the common case (sent at the first attempt) as one UPDATE per
+    answer status, the rest with one bulk UPDATE."""
+    plain: dict[int | None, list[int]] = {}
+    rest: list[Delivery] = []
+    for row in changed:
+        if row.outcome == "sent" and row.attempts == 1 and row.sent_at == now:
+            plain.setdefault(row.response_status, []).append(row.pk)
+        else:
+            rest.append(row)
+    for status, ids in plain.items():
+        Delivery.objects.filter(pk__in=ids).update(outcome="sent", attempts=1, response_status=status, last_error="",
+                                                   lease_until=None, sent_at=now, next_attempt_at=None)
+    if rest:
+        Delivery.objects.bulk_update(rest, ["attempts", "response_status", "last_error", "lease_until", "outcome",
+                                            "sent_at", "next_attempt_at"], batch_size=500)
 
 
 def _target_gone(delivery: Delivery) -> None:
@@ -544,6 +696,56 @@ def _target_gone(delivery: Delivery) -> None:
     if delivery.device_id:
         Device.objects.filter(pk=delivery.device_id).delete()
     flag_refresh(delivery.player_id)
+
+
+def delivery_attempt(*, delivery_id: int, committed_at: float | None = None, wait: bool = True) -> Delivery | None:
+    """One attempt of a retry or a swept row: claim its lease, send, record (``wait``: before returning)."""
+    delivery = _claimed(delivery_id)
+    if delivery is None:
+        return None
+    if delivery.kind == "your_turn" and Delivery.objects.filter(
+            player_id=delivery.player_id, game_id=delivery.game_id, kind="your_turn", pk__gt=delivery.pk,
+            outcome__in=("pending", "retrying", "sent")).exists():
+        outcomes_record([(delivery, outbound.Done(replaced=True))])  # a newer one of the game is out
+        return delivery
+    deliveries_send([delivery], {delivery.player_id: _preferences(delivery.player_id).language},
+                    committed_at=committed_at, wait=wait)
+    return delivery
+
+
+# --- a worker process's desk: fan-outs and outcomes in batches, off the task's thread -------------
+
+
+_desks: dict[str, outbound.Desk] = {}
+
+
+def _desk() -> outbound.Desk:
+    return outbound.desk_of(_desks, "notify-desk", _desk_batch)
+
+
+def fan_out_later(*, notification_ids: list[int], committed_at: float | None = None) -> None:
+    """A worker's fan-out: handed to the process's desk, which writes many moves' rows at once."""
+    _desk().put(("fan_out", list(notification_ids), committed_at))
+
+
+def delivery_attempt_later(*, delivery_id: int) -> None:
+    _desk().put(("attempt", delivery_id))
+
+
+def _desk_batch(items: list[tuple[Any, ...]]) -> None:
+    results = [pair for item in items if item[0] == "done" for pair in item[1]]
+    try:
+        outcomes_record(results)
+    except Exception:  # the rows keep their leases; the sweep sends them again when those run out
+        log.exception("notify: could not record %s outcomes", len(results))
+    fan_outs = [item for item in items if item[0] == "fan_out"]
+    if fan_outs:
+        ids = [pk for item in fan_outs for pk in item[1]]
+        stamps = [item[2] for item in fan_outs if item[2] is not None]
+        fan_out(notification_ids=ids, committed_at=stamps[0] if len(fan_outs) == 1 and stamps else None, wait=False)
+    for item in items:
+        if item[0] == "attempt":
+            delivery_attempt(delivery_id=item[1], wait=False)
 
 
 def due_deliveries(*, limit: int = 500) -> list[int]:

@@ -4,6 +4,7 @@ on commit, which the services call: the tasks import the services inside their b
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from celery import shared_task
 
@@ -25,35 +26,42 @@ def verification_mail_queue(email_id: int) -> None:
         log.warning("notify: could not queue the verification mail of %s", email_id, exc_info=True)
 
 
+def _eager() -> bool:
+    """No worker (tests, CELERY_TASK_ALWAYS_EAGER): a task finishes its sends before it returns. In a
+    worker it hands them to the process's desk and outbound loop and returns at once, so that a slow
+    push service or webhook never holds the worker's task slot."""
+    from django.conf import settings
+
+    return bool(settings.CELERY_TASK_ALWAYS_EAGER)
+
+
 @shared_task(name="notify.fan_out", ignore_result=True)
-def fan_out(notification_ids: list[int], committed_at: float | None = None) -> int:
+def fan_out(notification_ids: list[int], committed_at: float | None = None) -> int | None:
     from notify import services
 
-    sent = services.fan_out(notification_ids=notification_ids, committed_at=committed_at)
-    _retries_plan(sent)
-    return len(sent)
+    if _eager():
+        return len(services.fan_out(notification_ids=notification_ids, committed_at=committed_at))
+    services.fan_out_later(notification_ids=notification_ids, committed_at=committed_at)
+    return None
 
 
 @shared_task(name="notify.deliver", ignore_result=True)
 def deliver(delivery_id: int) -> str | None:
     from notify import services
 
-    delivery = services.delivery_attempt(delivery_id=delivery_id)
-    if delivery is None:
+    if not _eager():
+        services.delivery_attempt_later(delivery_id=delivery_id)
         return None
-    _retries_plan([delivery_id])
-    return delivery.outcome
+    delivery = services.delivery_attempt(delivery_id=delivery_id)
+    return None if delivery is None else delivery.outcome
 
 
-def _retries_plan(delivery_ids: list[int]) -> None:
-    from notify.models import Delivery
-
-    for pk, when in Delivery.objects.filter(pk__in=delivery_ids, outcome="retrying").values_list(
-            "pk", "next_attempt_at"):
-        try:
-            deliver.apply_async((pk,), eta=when)
-        except Exception:  # the sweep sends it
-            log.warning("notify: could not queue the retry of delivery %s", pk, exc_info=True)
+def retry_queue(delivery_id: int, when: Any) -> None:
+    """A retry at its time (the sweep sends it when the message is lost)."""
+    try:
+        deliver.apply_async((delivery_id,), eta=when)
+    except Exception:  # the sweep sends it
+        log.warning("notify: could not queue the retry of delivery %s", delivery_id, exc_info=True)
 
 
 @shared_task(name="notify.verification_mail", ignore_result=True)

@@ -7,8 +7,9 @@ reachable, by an explicit rule (the IANA special-purpose ranges written out belo
 running Python's ``ipaddress`` tables, which differ between versions), with IPv6 forms that carry
 an IPv4 address (mapped, compatible, NAT64, 6to4, Teredo) judged by that address too; unless the
 operator allows it (``WEBHOOK_ALLOW_PRIVATE`` or a network in ``WEBHOOK_ALLOWED_NETWORKS``).
-The check runs at registration and again at each delivery, and the delivery connects to the
-address that was checked (:func:`post_pinned`), against DNS rebinding between check and connect.
+The check runs at registration and again whenever a delivery opens a connection, and the connection
+goes to the address that was checked (streams.outbound's network backend; :func:`post_pinned` for a
+one-off request), against DNS rebinding between check and connect.
 """
 
 from __future__ import annotations
@@ -204,6 +205,12 @@ def _split(url: str) -> tuple[str, str, int, str]:
     if parts.query:
         path += "?" + parts.query
     return parts.scheme, host, port, path
+
+
+def url_checked_shape(url: str) -> tuple[str, str, int, str]:
+    """(scheme, host, port, path) of a URL that may be called, before its address is known (which the
+    delivery's connection checks when it is opened); raises UnsafeTarget."""
+    return _split(url)
 
 
 def check_url(url: str) -> Target:

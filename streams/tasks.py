@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import logging
+from typing import Any
 
 from celery import shared_task
 from django.db import transaction
@@ -30,15 +31,48 @@ def _deliveries_send(delivery_ids: list[int]) -> None:
 
 @shared_task(name="streams.webhook_deliver", ignore_result=True)
 def webhook_deliver(delivery_id: int) -> str | None:
-    """One attempt; a failed attempt queues the next one after its backoff."""
+    """One attempt; a failed attempt queues the next one after its backoff. In a worker the request
+    goes out on the process's outbound loop and the task returns at once: a slow receiver holds no
+    task slot, only its own lanes (streams.outbound)."""
+    from django.conf import settings
+
     from streams import webhooks
 
+    if not settings.CELERY_TASK_ALWAYS_EAGER:
+        webhooks.delivery_attempt(delivery_id=delivery_id, wait=False, recorded=_desk().put)
+        return None
     delivery = webhooks.delivery_attempt(delivery_id=delivery_id)
     if delivery is None:
         return None
-    if delivery.status == "retrying" and delivery.next_attempt_at is not None:
-        webhook_deliver.apply_async((delivery_id,), eta=delivery.next_attempt_at)
+    _retry_planned(delivery)
     return delivery.status
+
+
+def _retry_planned(delivery: Any) -> None:
+    if delivery.status == "retrying" and delivery.next_attempt_at is not None:
+        try:
+            webhook_deliver.apply_async((delivery.pk,), eta=delivery.next_attempt_at)
+        except Exception:  # broker down: webhook_sweep sends it later
+            log.warning("streams: could not queue the retry of webhook delivery %s", delivery.pk, exc_info=True)
+
+
+_desks: dict[str, Any] = {}
+
+
+def _desk() -> Any:
+    from streams import outbound
+
+    return outbound.desk_of(_desks, "webhooks-desk", _outcomes_record)
+
+
+def _outcomes_record(deliveries: list[Any]) -> None:
+    from streams import webhooks
+
+    for delivery in deliveries:
+        try:
+            _retry_planned(webhooks.outcome_record(delivery))
+        except Exception:  # its lease runs out; the sweep queues it again
+            log.exception("streams: could not record webhook delivery %s", delivery.pk)
 
 
 @shared_task(name="streams.webhook_sweep", ignore_result=True)

@@ -47,3 +47,12 @@ def round_for_two(make_player: Callable[..., Any]) -> Callable[[], tuple[Any, An
         return ada, bo, game.json()["id"]
 
     return make
+
+
+@pytest.fixture(autouse=True)
+def connections_not_kept() -> Iterator[None]:
+    """Each test opens (and checks) its own delivery connections: none kept from the test before."""
+    yield
+    from streams import outbound
+
+    outbound.reset()

@@ -122,13 +122,12 @@ def rebinding(push_on: str, settings: Any, monkeypatch: pytest.MonkeyPatch,
     """The guard's answer for NAME (a list the test may change) and the services behind both addresses."""
     import certifi
 
-    from notify import channels
-    from streams import ssrf
+    from streams import outbound, ssrf
 
     settings.WEBHOOK_ALLOWED_NETWORKS = [f"{CHECKED}/32"]
     cert_file, key_file = _certificate(tmp_path)
     monkeypatch.setattr(certifi, "where", lambda: str(cert_file))  # the HTTP client trusts the test's certificate
-    monkeypatch.setattr(channels, "_push_clients", threading.local())  # no client kept from another test
+    outbound.reset()  # no connection (nor trust store) kept from another test
     guard_answer = [CHECKED]
     real_resolve, real_getaddrinfo = ssrf.resolve, socket.getaddrinfo
 

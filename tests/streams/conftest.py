@@ -108,3 +108,12 @@ def poll_server_pid(poll_server: str, _server_pool: dict[str, Any]) -> int:
 def poll_server(_server_pool: dict[str, Any]) -> str:
     """The serverless default only (for tests of behaviour that does not depend on the channel)."""
     return _start(_server_pool, "poll")
+
+
+@pytest.fixture(autouse=True)
+def connections_not_kept() -> Iterator[None]:
+    """Each test opens (and checks) its own delivery connections: none kept from the test before."""
+    yield
+    from streams import outbound
+
+    outbound.reset()

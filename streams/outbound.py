@@ -1,0 +1,410 @@
+"""Outbound deliveries from a worker process: many requests in flight at once, over connections kept
+per origin, with bounds per process, per origin, per target and per player.
+
+Every delivery (a webhook, a Web Push, FCM, APNs, a batch of mails) is a :class:`Job` handed to the
+process's :class:`Outbound`: one asyncio event loop in a thread of its own, made on first use in the
+process that uses it (so a Celery worker's forked children each make their own after the fork). The
+loop holds one connection pool per origin (httpx over httpcore, HTTP/2 where TLS offers it), so
+connections outlive a task. The Django work (reading rows, recording outcomes) stays in ordinary
+threads; the loop only sends.
+
+Bounds, so that one tenant cannot take the process:
+
+- a target (one webhook, one push subscription, one device) has ``DELIVERY_PER_TARGET`` requests in
+  flight at most; its other jobs wait in its own lane, and a newer job with the same collapse key
+  (a game's ``your_turn``) replaces an older one still waiting there;
+- a player has ``DELIVERY_PER_PLAYER`` in flight at most, whatever their targets;
+- an origin ``DELIVERY_PER_ORIGIN`` (its connection pool's size too), the process
+  ``DELIVERY_MAX_IN_FLIGHT``;
+- a target or origin that fails (no answer, 5xx, 429, refused connection) or answers slower than
+  ``DELIVERY_SLOW_SECONDS`` backs off: its lane waits 0.5 s, doubled per failure up to
+  ``DELIVERY_BACKOFF_MAX_SECONDS``, before its next request. Jobs of other targets never wait for it.
+
+Server-side request forgery: a pool made with a ``refusal`` rule resolves the host when it opens a
+connection, checks every address with the rule (streams.ssrf) and connects to the checked one; TLS
+still names the host (SNI and the certificate's check). A connection is checked when it is opened,
+whoever asked for it, and kept connections expire after ``DELIVERY_KEEPALIVE_SECONDS``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import ipaddress
+import itertools
+import logging
+import os
+import queue
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpcore
+import httpx
+from django.conf import settings
+from django.db import close_old_connections
+
+from streams import ssrf
+
+log = logging.getLogger(__name__)
+
+Refusal = Callable[[ssrf.IPAddress, str], str | None]
+
+
+# --- connections: one pool per origin, the address checked when a connection is opened ---------------
+
+
+class CheckedBackend(httpcore.AsyncNetworkBackend):
+    """httpcore's network backend with the SSRF guard at connect time: the name is resolved here, every
+    address must pass ``refusal`` and the connection goes to the first (the one that was checked)."""
+
+    def __init__(self, refusal: Refusal | None) -> None:
+        self.inner = httpcore.AnyIOBackend()
+        self.refusal = refusal
+
+    async def connect_tcp(self, host: str, port: int, timeout: float | None = None,
+                          local_address: str | None = None, socket_options: Any = None) -> httpcore.AsyncNetworkStream:
+        if self.refusal is not None:
+            try:
+                addresses = [str(ipaddress.ip_address(host))]
+            except ValueError:
+                addresses = await asyncio.get_running_loop().run_in_executor(None, ssrf.resolve, host, port)
+            if not addresses:
+                raise ssrf.UnsafeTarget("unresolvable", host=host)
+            for text in addresses:
+                why = self.refusal(ipaddress.ip_address(text), host)
+                if why is not None:
+                    raise ssrf.UnsafeTarget("private_address", address=text, kind=why)
+            host = addresses[0]
+        return await self.inner.connect_tcp(host, port, timeout=timeout, local_address=local_address,
+                                            socket_options=socket_options)
+
+    async def connect_unix_socket(self, path: str, timeout: float | None = None,
+                                  socket_options: Any = None) -> httpcore.AsyncNetworkStream:
+        raise httpcore.ConnectError("no unix sockets for deliveries")
+
+    async def sleep(self, seconds: float) -> None:
+        await self.inner.sleep(seconds)
+
+
+class PoolTransport(httpx.AsyncBaseTransport):
+    """httpx over an httpcore pool we built (httpx's own transport does not take a network backend).
+    Bodies are read whole: deliveries get short answers."""
+
+    def __init__(self, pool: httpcore.AsyncConnectionPool) -> None:
+        self.pool = pool
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        core = httpcore.Request(method=request.method,
+                                url=httpcore.URL(scheme=request.url.raw_scheme, host=request.url.raw_host,
+                                                 port=request.url.port, target=request.url.raw_path),
+                                headers=request.headers.raw, content=request.stream, extensions=request.extensions)
+        try:
+            answer = await self.pool.handle_async_request(core)
+            try:
+                content = await answer.aread()
+            finally:
+                await answer.aclose()
+        except httpcore.TimeoutException as exc:
+            raise getattr(httpx, type(exc).__name__, httpx.TimeoutException)(str(exc), request=request) from exc
+        except httpcore.ConnectError as exc:
+            raise httpx.ConnectError(str(exc), request=request) from exc
+        except (httpcore.NetworkError, httpcore.ProtocolError, httpcore.UnsupportedProtocol) as exc:
+            raise getattr(httpx, type(exc).__name__, httpx.TransportError)(str(exc), request=request) from exc
+        return httpx.Response(answer.status, headers=answer.headers, content=content,
+                              extensions={k: v for k, v in answer.extensions.items() if k != "network_stream"})
+
+    async def aclose(self) -> None:
+        await self.pool.aclose()
+
+
+#: Connections of one pool (see :meth:`Outbound.client`).
+POOL_CONNECTIONS = 16
+
+
+class KeptClient(httpx.AsyncClient):
+    """An origin's client that counts its requests in flight (to pick the least busy of a group)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.in_flight = 0
+
+    async def send(self, request: httpx.Request, **kwargs: Any) -> httpx.Response:
+        self.in_flight += 1
+        try:
+            return await super().send(request, **kwargs)
+        finally:
+            self.in_flight -= 1
+
+
+def push_refusal(address: ssrf.IPAddress, host: str) -> str | None:
+    """Push endpoints: the webhooks' rule, and with PUSH_ALLOW_LOOPBACK a loopback address literal."""
+    if settings.PUSH_ALLOW_LOOPBACK and address.is_loopback and host == str(address):
+        return None
+    return ssrf.address_refusal(address)
+
+
+def webhook_refusal(address: ssrf.IPAddress, host: str) -> str | None:
+    return ssrf.address_refusal(address)
+
+
+# --- jobs, lanes and the loop -----------------------------------------------------------------------
+
+
+@dataclass
+class Done:
+    """What became of a job: ``value`` what its send returned; ``replaced`` when a newer job with
+    the same collapse key took its place before it was sent; ``newer_waiting`` when such a job came
+    while it was in flight; ``expired`` when it waited past its deadline unsent."""
+
+    value: Any = None
+    replaced: bool = False
+    newer_waiting: bool = False
+    expired: bool = False
+    seconds: float = 0.0
+
+
+@dataclass(eq=False)
+class Job:
+    """One delivery: ``send`` makes the request (with the client :meth:`Outbound.client` gives it);
+    ``failed`` says whether its value counts as the far end failing (for the back-off)."""
+
+    target: str
+    origin: str
+    player: int
+    send: Callable[[], Awaitable[Any]]
+    failed: Callable[[Any], bool] = lambda value: False
+    collapse: str | None = None
+    deadline: float = float("inf")
+    future: concurrent.futures.Future = field(default_factory=concurrent.futures.Future)
+    key: Any = None
+
+
+@dataclass
+class Lane:
+    waiting: OrderedDict = field(default_factory=OrderedDict)
+    in_flight: int = 0
+    failures: int = 0
+    paused_until: float = 0.0
+
+
+_sequence = itertools.count()
+
+
+class Outbound:
+    """The process's sender (see the module docstring); :func:`outbound` gives the one of this process."""
+
+    def __init__(self) -> None:
+        self.pid = os.getpid()
+        self.loop = asyncio.new_event_loop()
+        self.clients: OrderedDict[tuple[Any, ...], list[KeptClient]] = OrderedDict()
+        self.context: Any = None
+        self.lanes: dict[str, Lane] = {}
+        self.origins: dict[str, Lane] = {}
+        self.players: dict[int, tuple[asyncio.Semaphore, list[int]]] = {}  # gate, [jobs using it]
+        self.origin_gates: dict[str, asyncio.Semaphore] = {}
+        self.thread = threading.Thread(target=self._run, name="deliveries-loop", daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        asyncio.set_event_loop(self.loop)
+        self.process_gate = asyncio.Semaphore(int(settings.DELIVERY_MAX_IN_FLIGHT))
+        self.loop.run_forever()
+
+    # -- from any thread --
+
+    def submit(self, job: Job) -> concurrent.futures.Future:
+        self.loop.call_soon_threadsafe(self._enqueue, job)
+        return job.future
+
+    def call(self, make: Callable[[], Awaitable[Any]], timeout: float | None = None) -> Any:
+        """Run a coroutine on the loop and wait for its result (a sender's one-off, e.g. a test's)."""
+        async def run() -> Any:
+            return await make()
+
+        return asyncio.run_coroutine_threadsafe(run(), self.loop).result(timeout)
+
+    def reset(self) -> None:
+        """Close every kept connection (the next request opens, and checks, a new one)."""
+        async def close() -> None:
+            groups, self.clients, self.context = list(self.clients.values()), OrderedDict(), None
+            for group in groups:
+                for client in group:
+                    await client.aclose()
+            self.lanes.clear()
+            self.origins.clear()
+
+        if self.thread.is_alive():
+            asyncio.run_coroutine_threadsafe(close(), self.loop).result(10)
+
+    # -- on the loop --
+
+    def client(self, origin: str, *, refusal: Refusal | None, http2: bool = True, http1: bool = True,
+               timeout: float | None = None) -> httpx.AsyncClient:
+        """A kept client of an origin (``scheme://host:port``), the least busy of its group.
+
+        An origin's connections are split into pools of at most POOL_CONNECTIONS: httpcore looks at
+        every connection of a pool for every request, so one big pool costs each request time in
+        proportion to its size. At most DELIVERY_ORIGINS_KEPT origins are kept."""
+        key = (origin, refusal, http1, http2)
+        group = self.clients.pop(key, None)
+        if group is None:
+            size = int(settings.DELIVERY_PER_ORIGIN)
+            group = [self._client(min(size, POOL_CONNECTIONS), refusal, http1, http2, timeout)
+                     for _n in range(max(1, -(-size // POOL_CONNECTIONS)))]
+            while len(self.clients) >= int(settings.DELIVERY_ORIGINS_KEPT):
+                for old in self.clients.popitem(last=False)[1]:
+                    self.loop.create_task(old.aclose())
+        self.clients[key] = group
+        return min(group, key=lambda client: client.in_flight)
+
+    def _client(self, size: int, refusal: Refusal | None, http1: bool, http2: bool,
+                timeout: float | None) -> httpx.AsyncClient:
+        pool = httpcore.AsyncConnectionPool(
+            ssl_context=self.ssl_context(), max_connections=size, max_keepalive_connections=size,
+            keepalive_expiry=float(settings.DELIVERY_KEEPALIVE_SECONDS), http1=http1, http2=http2,
+            network_backend=CheckedBackend(refusal))
+        return KeptClient(transport=PoolTransport(pool), follow_redirects=False, trust_env=False,
+                          timeout=timeout or float(settings.NOTIFY_TIMEOUT_SECONDS))
+
+    def ssl_context(self) -> Any:
+        """One TLS context for every pool (loading the trust store is slow); made again after :meth:`reset`."""
+        if self.context is None:
+            self.context = httpx.create_ssl_context(trust_env=False)
+        return self.context
+
+    def _enqueue(self, job: Job) -> None:
+        lane = self.lanes.setdefault(job.target, Lane())
+        job.key = job.collapse if job.collapse is not None else next(_sequence)
+        older = lane.waiting.pop(job.key, None)
+        if older is not None:
+            older.future.set_result(Done(replaced=True))
+        lane.waiting[job.key] = job
+        self._pump(job.target)
+
+    def _pump(self, target: str) -> None:
+        lane = self.lanes.get(target)
+        if lane is None:
+            return
+        now = time.monotonic()
+        if lane.paused_until > now:
+            self.loop.call_at(self.loop.time() + (lane.paused_until - now), self._pump, target)
+            return
+        while lane.waiting and lane.in_flight < int(settings.DELIVERY_PER_TARGET):
+            _key, job = lane.waiting.popitem(last=False)
+            lane.in_flight += 1
+            self.loop.create_task(self._run_job(lane, job))
+        if not lane.waiting and not lane.in_flight and not lane.failures:
+            self.lanes.pop(target, None)
+
+    async def _run_job(self, lane: Lane, job: Job) -> None:
+        done = Done()
+        try:
+            if time.monotonic() > job.deadline:
+                done.expired = True
+                return
+            origin = self.origins.setdefault(job.origin, Lane())
+            while origin.paused_until > time.monotonic():
+                await asyncio.sleep(origin.paused_until - time.monotonic())
+            player_gate, users = self.players.setdefault(
+                job.player, (asyncio.Semaphore(int(settings.DELIVERY_PER_PLAYER)), [0]))
+            users[0] += 1
+            origin_gate = self.origin_gates.setdefault(job.origin, asyncio.Semaphore(int(settings.DELIVERY_PER_ORIGIN)))
+            try:
+                await player_gate.acquire()
+                try:
+                    async with origin_gate, self.process_gate:
+                        if time.monotonic() > job.deadline:
+                            done.expired = True
+                            return
+                        started = time.monotonic()
+                        try:
+                            done.value = await job.send()
+                        finally:
+                            done.seconds = time.monotonic() - started
+                finally:
+                    player_gate.release()
+            finally:
+                users[0] -= 1
+                if not users[0]:
+                    self.players.pop(job.player, None)
+            bad = job.failed(done.value) or done.seconds > float(settings.DELIVERY_SLOW_SECONDS)
+            for gate in (lane, origin):
+                if bad:
+                    gate.failures += 1
+                    gate.paused_until = time.monotonic() + min(float(settings.DELIVERY_BACKOFF_MAX_SECONDS),
+                                                               0.5 * 2 ** (gate.failures - 1))
+                else:
+                    gate.failures, gate.paused_until = 0, 0.0
+            done.newer_waiting = job.collapse is not None and job.key in lane.waiting
+        except BaseException as exc:  # noqa: BLE001 - handed to whoever waits for the job, in its thread
+            if not job.future.done():
+                job.future.set_exception(exc)
+        finally:
+            lane.in_flight -= 1
+            if not job.future.done():
+                job.future.set_result(done)
+            self._pump(job.target)
+
+
+_current: Outbound | None = None
+_current_lock = threading.Lock()
+
+
+def outbound() -> Outbound:
+    """This process's sender, made on first use (after a fork: a new one, the parent's loop is not ours)."""
+    global _current
+    with _current_lock:
+        if _current is None or _current.pid != os.getpid():
+            _current = Outbound()
+        return _current
+
+
+def reset() -> None:
+    """Close the kept connections of this process (tests; a changed trust store)."""
+    if _current is not None and _current.pid == os.getpid():
+        _current.reset()
+
+
+# --- the desk: Django work of a worker process, off the task's thread, in batches --------------------
+
+
+class Desk:
+    """A thread that takes items (fan-outs to write, outcomes to record) from a queue and hands them
+    in batches to ``handle``: one batch costs a few queries whatever its size. Made per process."""
+
+    def __init__(self, name: str, handle: Callable[[list[Any]], None], batch: int = 500) -> None:
+        self.pid = os.getpid()
+        self.items: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self.handle = handle
+        self.batch = batch
+        threading.Thread(target=self._run, name=name, daemon=True).start()
+
+    def put(self, item: Any) -> None:
+        self.items.put(item)
+
+    def _run(self) -> None:
+        while True:
+            items = [self.items.get()]
+            time.sleep(float(settings.DELIVERY_BATCH_SECONDS))  # a few milliseconds: let a batch gather
+            while len(items) < self.batch:
+                try:
+                    items.append(self.items.get_nowait())
+                except queue.Empty:
+                    break
+            try:
+                close_old_connections()
+                self.handle(items)
+            except Exception:
+                log.exception("deliveries: a batch of %s failed", len(items))
+
+
+def desk_of(holder: dict[str, Desk], name: str, handle: Callable[[list[Any]], None]) -> Desk:
+    with _current_lock:
+        desk = holder.get(name)
+        if desk is None or desk.pid != os.getpid():
+            desk = holder[name] = Desk(name, handle)
+        return desk
