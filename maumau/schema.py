@@ -31,7 +31,7 @@ ERROR_CODES = [
     "owner_role", "not_scorekeeper", "too_few_players", "player_twice", "winner_not_in_round", "sheet_line",
     "winner_has_cards", "card_not_in_deck", "points_out_of_range", "card_twice", "too_many_cards", "extra_jacks",
     "player_not_member", "correction_stale", "round_not_pending", "confirm_not_allowed", "season_running",
-    "season_empty",
+    "season_empty", "push_target_taken",
 ]
 _FIELD_ERRORS = {"type": "object", "additionalProperties": {}, "description": "A free map: each refused field "
                  "(a nested object for a nested field) and what is wrong with it."}
@@ -67,7 +67,10 @@ ERROR_DETAILS: dict[str, dict[str, Any]] = {
     },
     "ThrottledDetails": {
         "type": "object", "properties": {"retry_after": {"type": "integer", "minimum": 0,
-                                                         "description": "Seconds; also in Retry-After."}},
+                                                         "description": "Seconds; also in Retry-After."},
+                                         "limit": {"type": "string", "description": "Which limit of a "
+                                                   "verification mail was reached: `address`, `player` or "
+                                                   "`client` (the client's network address)."}},
         "description": "throttled: too many requests.",
     },
     "ServiceUnavailableDetails": {
@@ -133,7 +136,8 @@ ERRORS = {code: OpenApiResponse(ErrorSerializer, description=text) for code, tex
     401: "not_authenticated",
     403: "permission_denied: not seated / not host",
     404: "not_found",
-    409: "not_your_turn, version_conflict, game_finished, table_full, table_state, already_seated, league_finished",
+    409: "not_your_turn, version_conflict, game_finished, table_full, table_state, already_seated, league_finished, "
+         "push_target_taken",
     422: "illegal_move (details.reason = the rule), idempotency_key_reused",
     429: "throttled",
 }.items()}

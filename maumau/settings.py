@@ -464,7 +464,9 @@ NOTIFY_TIMEOUT_SECONDS = env_float("NOTIFY_TIMEOUT_SECONDS", 5.0)
 NOTIFY_LEASE_SECONDS = env_float("NOTIFY_LEASE_SECONDS", 120.0)
 # A player who moved this recently in a game is taken to be looking at it: no your_turn push.
 NOTIFY_RECENT_MOVE_SECONDS = env_float("NOTIFY_RECENT_MOVE_SECONDS", 10.0)
-# Verification mails to one address per hour.
+# Verification mails per hour: to one address, for one player, from one client address.
 NOTIFY_VERIFICATION_MAILS_PER_HOUR = int(env_float("NOTIFY_VERIFICATION_MAILS_PER_HOUR", 3))
+NOTIFY_VERIFICATION_MAILS_PER_PLAYER_HOUR = int(env_float("NOTIFY_VERIFICATION_MAILS_PER_PLAYER_HOUR", 5))
+NOTIFY_VERIFICATION_MAILS_PER_CLIENT_HOUR = int(env_float("NOTIFY_VERIFICATION_MAILS_PER_CLIENT_HOUR", 10))
 NOTIFY_MAX_TARGETS = 20
 CELERY_BEAT_SCHEDULE["notify-sweep"] = {"task": "notify.sweep", "schedule": 30.0}
