@@ -246,9 +246,19 @@ def _enums_once(result: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
-def errors(*codes: int) -> dict[int, OpenApiResponse]:
-    """The error responses of one operation, for ``extend_schema(responses={..., **errors(401, 404)})``."""
-    return {code: ERRORS[code] for code in codes}
+def errors(*codes: int, also: dict[int, str] | None = None) -> dict[int, OpenApiResponse]:
+    """The error responses of one operation, for ``extend_schema(responses={..., **errors(401, 404)})``;
+    ``also`` names the operation's own codes behind a status (``{403: LEAGUE_MEMBERS_ONLY}``), added to
+    the status's description so that every code the operation can answer is written down."""
+    answers = {code: ERRORS[code] for code in codes}
+    for code, text in (also or {}).items():
+        base = ERRORS[code].description if code in ERRORS else ""
+        answers[code] = OpenApiResponse(ErrorSerializer, description=f"{base}; {text}" if base else text)
+    return answers
+
+
+#: What a table or seek for a league answers a player who is not its member (scoring.members).
+LEAGUE_MEMBERS_ONLY = "league_members_only: only the league's members play at its tables"
 
 
 def query_number(name: str, description: str, *, minimum: int = 0, maximum: int = QUERY_INT_MAX) -> OpenApiParameter:
