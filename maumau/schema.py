@@ -75,7 +75,7 @@ ERROR_DETAILS: dict[str, dict[str, Any]] = {
     },
     "ServiceUnavailableDetails": {
         "type": "object",
-        "properties": {"reason": {"type": "string", "enum": ["database_busy"]},
+        "properties": {"reason": {"type": "string", "enum": ["database_busy", "connection_lost"]},
                        "retry_after": {"type": "integer", "minimum": 0}},
         "required": ["reason", "retry_after"],
         "description": "service_unavailable: try again after Retry-After.",
@@ -128,7 +128,9 @@ ERROR_HEADERS = {
 }
 #: Any operation of the API may answer this when the server is overloaded (maumau.errors.busy_answer).
 BUSY = {"description": "service_unavailable: no database connection came free in time (details.reason = "
-                       "database_busy); nothing was changed, try again after Retry-After",
+                       "database_busy; nothing was changed), or the database session ended under the request "
+                       "(connection_lost; a write may or may not have been made: retry it, a move with its "
+                       "Idempotency-Key); try again after Retry-After",
         "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
 
 ERRORS = {code: OpenApiResponse(ErrorSerializer, description=text) for code, text in {
