@@ -38,9 +38,10 @@ def online(player: Player, now: datetime | None = None) -> bool:
 
 # --- watching a game: marks in the shared "presence" cache ----------------------------------------
 #
-# A seated player's open stream or long-poll of a game marks (player, game) for a while, refreshed at
-# each keep-alive; the notify app's workers read the marks before a your_turn push (someone looking
-# at the board needs none). The cache is shared by every web process and worker (settings.CACHES).
+# A seated player's open stream or long-poll of a game marks (player, game) for a while (a stream's
+# mark lives while it is open: renewed in batches per process, deleted when it closes); the notify
+# app's workers read the marks before a your_turn push (someone looking at the board needs none).
+# The cache is shared by every web process and worker (settings.CACHES).
 
 
 def _watch_key(player_id: int, game_id: int) -> str:
@@ -59,6 +60,23 @@ async def watching_amark(player_id: int, game_id: int, seconds: float) -> None:
         await caches["presence"].aset(_watch_key(player_id, game_id), 1, timeout=max(1, int(seconds + 0.999)))
     except Exception:
         log.warning("presence: could not mark game %s watched", game_id, exc_info=True)
+
+
+async def watching_amark_many(pairs: list[tuple[int, int]], seconds: float) -> None:
+    """Marks of many (player, game) pairs in one cache call (one round trip to Redis)."""
+    try:
+        await caches["presence"].aset_many({_watch_key(p, g): 1 for p, g in pairs},
+                                           timeout=max(1, int(seconds + 0.999)))
+    except Exception:
+        log.warning("presence: could not renew %s watching marks", len(pairs), exc_info=True)
+
+
+async def watching_aunmark(player_id: int, game_id: int) -> None:
+    """The last stream of (player, game) in this process closed: the mark goes at once."""
+    try:
+        await caches["presence"].adelete(_watch_key(player_id, game_id))
+    except Exception:
+        log.warning("presence: could not unmark game %s watched", game_id, exc_info=True)
 
 
 def watching(player_id: int, game_id: int) -> bool:

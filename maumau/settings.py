@@ -405,6 +405,8 @@ STREAMS_LONGPOLL_MAX_SECONDS = env_float("STREAMS_LONGPOLL_MAX_SECONDS", 60.0)
 # How often the open streams' tokens are looked at (one query per process for all of them): a stream
 # whose token was revoked, logged out, replaced by a password change or deleted with its account ends.
 STREAMS_TOKEN_RECHECK_SECONDS = env_float("STREAMS_TOKEN_RECHECK_SECONDS", 4.0)
+# A process renews the watching marks of its open game streams (games.presence) this often, in one batch.
+STREAMS_WATCH_RENEW_SECONDS = env_float("STREAMS_WATCH_RENEW_SECONDS", 120.0)
 if not 0 < STREAMS_TOKEN_RECHECK_SECONDS <= 300:
     from django.core.exceptions import ImproperlyConfigured
 
