@@ -38,9 +38,10 @@ def online(player: Player, now: datetime | None = None) -> bool:
 
 # --- watching a game: marks in the shared "presence" cache ----------------------------------------
 #
-# A seated player's open stream or long-poll of a game marks (player, game) for a while, refreshed at
-# each keep-alive; the notify app's workers read the marks before a your_turn push (someone looking
-# at the board needs none). The cache is shared by every web process and worker (settings.CACHES).
+# A seated player's open stream or long-poll of a game marks (player, game) for a while (a stream's
+# mark lives while it is open: renewed in batches per process, deleted when it closes); the notify
+# app's workers read the marks before a your_turn push (someone looking at the board needs none).
+# The cache is shared by every web process and worker (settings.CACHES).
 
 
 def _watch_key(player_id: int, game_id: int) -> str:
@@ -61,10 +62,17 @@ async def watching_amark(player_id: int, game_id: int, seconds: float) -> None:
         log.warning("presence: could not mark game %s watched", game_id, exc_info=True)
 
 
-async def watching_aforget(player_id: int, game_id: int) -> None:
-    """The stream that marked the game watched has ended (the page was left, hidden or closed): a your_turn
-    is pushed from now on, not after the mark's grace. A second stream of the same player on the same game
-    marks it again at its next keep-alive."""
+async def watching_amark_many(pairs: list[tuple[int, int]], seconds: float) -> None:
+    """Marks of many (player, game) pairs in one cache call (one round trip to Redis)."""
+    try:
+        await caches["presence"].aset_many({_watch_key(p, g): 1 for p, g in pairs},
+                                           timeout=max(1, int(seconds + 0.999)))
+    except Exception:
+        log.warning("presence: could not renew %s watching marks", len(pairs), exc_info=True)
+
+
+async def watching_aunmark(player_id: int, game_id: int) -> None:
+    """The last stream of (player, game) in this process closed: the mark goes at once."""
     try:
         await caches["presence"].adelete(_watch_key(player_id, game_id))
         await caches["presence"].aset(_left_key(player_id, game_id), 1,

@@ -15,7 +15,7 @@ from django.utils.translation import gettext_lazy as _
 
 from games import engine, fairness, presence, sql
 from games.ledger import initial_state, replay_action
-from games.models import Game, League, Move, Player, Seat, Table
+from games.models import Game, League, LeagueMember, Move, Player, Seat, Table
 from maumau.errors import ConflictError, NotFoundError
 
 EVENTS_PAGE_MAX = 1000
@@ -89,27 +89,41 @@ def table_data(table: Table, viewer: Player | None = None) -> dict[str, Any]:
 
 
 def table_get(*, table_id: int, viewer: Player | None = None, invite_code: str | None = None) -> Table:
-    """The table; a private one only for those who have a seat at it, or who hold its ``invite_code`` (an
-    invitee deciding whether to sit down: the view is the public one, without the code); 404 for anyone
-    else, as for a table that does not exist."""
+    """The table; a private one only for those who have a seat at it, at a league's table the league's
+    current members, or who hold its ``invite_code`` (an invitee deciding whether to sit down: the view is
+    the public one, without the code); 404 for anyone else, as for a table that does not exist."""
     table = _tables_query().filter(pk=table_id).first()
-    if table is None or (table.visibility == "private" and not table.invite_code_matches(invite_code) and (
-            viewer is None or not any(s.player_id == viewer.pk for s in table.seats.all()))):
+    if table is None or (table.visibility == "private" and not table.invite_code_matches(invite_code)
+                         and not private_table_shown(table, viewer)):
         raise NotFoundError()
     return table
+
+
+def private_table_shown(table: Table, viewer: Player | None) -> bool:
+    """Whether ``viewer`` may see the private ``table``: a seat at it (its seats prefetched), or current
+    membership of its league (a private league's tables are private: its members find them and join
+    them without the invite code, as they read its standings)."""
+    if viewer is None:
+        return False
+    if any(s.player_id == viewer.pk for s in table.seats.all()):
+        return True
+    return table.league_id is not None and LeagueMember.objects.filter(
+        league_id=table.league_id, player=viewer, left_at__isnull=True).exists()
 
 
 def table_list(*, status: str | None = "open", player: Player | None = None, limit: int = 100,
                viewer: Player | None = None) -> list[Table]:
     """Open tables by default (newest first); ``player`` limits to the tables they sit at. Private tables
-    are listed only to ``viewer`` when they sit there."""
+    are listed only to ``viewer`` when they sit there or, at a league's table, are its current members."""
     query = _tables_query().order_by("-created_at", "-id")
     if status:
         query = query.filter(status=status)
     if player is not None:
         query = query.filter(seats__player=player, seats__left=False).distinct()
     else:
-        private_mine = Q(visibility="private", seats__player=viewer) if viewer is not None else Q(pk__in=[])
+        private_mine = (Q(visibility="private") & (Q(seats__player=viewer) | Q(
+            league__members__player=viewer, league__members__left_at__isnull=True))
+                        if viewer is not None else Q(pk__in=[]))
         query = query.filter(Q(visibility="public") | private_mine).distinct()
     return list(query[:limit])
 

@@ -84,33 +84,57 @@ def _token_of_player(header: str) -> AccessToken:
 
 
 class _Watched:
-    """One open stream's token; ``ended`` is the reason once the token is gone."""
+    """One open stream's token; ``ended`` is the reason once the token is gone; ``game`` the (player,
+    game) it marks as watched, if any."""
 
-    __slots__ = ("token_id", "sub", "ended")
+    __slots__ = ("token_id", "sub", "ended", "game")
 
-    def __init__(self, token_id: int, sub: channels.Subscription) -> None:
-        self.token_id, self.sub = token_id, sub
+    def __init__(self, token_id: int, sub: channels.Subscription, game: tuple[int, int] | None) -> None:
+        self.token_id, self.sub, self.game = token_id, sub, game
         self.ended: str | None = None
 
 
 class _TokenWatch:
     """The open streams of one event loop by token. While there are any, every
     ``STREAMS_TOKEN_RECHECK_SECONDS`` one call of :func:`accounts.authentication.tokens_unusable` finds
-    the tokens that no longer authenticate, and their streams are woken to end."""
+    the tokens that no longer authenticate, and their streams are woken to end.
+
+    It also keeps the watching marks of the loop's game streams (``games.presence``): one mark per
+    (player, game) however many streams hold it, written when the first opens, renewed for all of them
+    in one batch every ``STREAMS_WATCH_RENEW_SECONDS`` and deleted when the last closes. Renewing each
+    stream's mark at each of its keep-alives cost ten thousand idle streams most of their CPU."""
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self.loop = loop
         self.streams: dict[int, set[_Watched]] = defaultdict(set)
         self.users: dict[int, int] = {}
         self.task: asyncio.Task[None] | None = None
+        self.games: dict[tuple[int, int], int] = {}
+        self.marked_at: dict[tuple[int, int], float] = {}
+        self.pending: set[asyncio.Task[None]] = set()
 
-    def watch(self, token: AccessToken, sub: channels.Subscription) -> _Watched:
-        watched = _Watched(token.pk, sub)
+    def watch(self, token: AccessToken, sub: channels.Subscription,
+              game: tuple[int, int] | None = None) -> _Watched:
+        watched = _Watched(token.pk, sub, game)
         self.streams[token.pk].add(watched)
         self.users[token.pk] = token.user_id
+        if game is not None:
+            self.games[game] = self.games.get(game, 0) + 1
         if self.task is None:
             self.task = self.loop.create_task(self._run())
         return watched
+
+    async def mark(self, watched: _Watched) -> None:
+        """The stream's watching mark, written now unless another stream of the loop holds it."""
+        if watched.game is not None and watched.game not in self.marked_at:
+            self.marked_at[watched.game] = self.loop.time()
+            await presence.watching_amark(*watched.game, self.mark_seconds())
+
+    @staticmethod
+    def mark_seconds() -> float:
+        """A mark outlives its renewal by one tick and the grace."""
+        return (float(settings.STREAMS_WATCH_RENEW_SECONDS) + float(settings.STREAMS_TOKEN_RECHECK_SECONDS)
+                + WATCH_GRACE_SECONDS)
 
     def unwatch(self, watched: _Watched) -> None:
         streams = self.streams.get(watched.token_id)
@@ -119,6 +143,24 @@ class _TokenWatch:
             if not streams:
                 del self.streams[watched.token_id]
                 self.users.pop(watched.token_id, None)
+        game = watched.game
+        if game is not None and game in self.games:
+            self.games[game] -= 1
+            if not self.games[game]:  # the last stream of it here: nobody looks from this process
+                del self.games[game]
+                if self.marked_at.pop(game, None) is not None:
+                    task = self.loop.create_task(presence.watching_aunmark(*game))
+                    self.pending.add(task)
+                    task.add_done_callback(self.pending.discard)
+
+    async def _marks_renewed(self) -> None:
+        now = self.loop.time()
+        due = [game for game, at in self.marked_at.items()
+               if now - at >= float(settings.STREAMS_WATCH_RENEW_SECONDS)]
+        if due:
+            for game in due:
+                self.marked_at[game] = now
+            await presence.watching_amark_many(due, self.mark_seconds())
 
     async def _run(self) -> None:
         try:
@@ -126,6 +168,7 @@ class _TokenWatch:
                 await asyncio.sleep(float(settings.STREAMS_TOKEN_RECHECK_SECONDS))
                 if not self.streams:
                     break
+                await self._marks_renewed()
                 try:
                     unusable = await channels.db(authentication.tokens_unusable, dict(self.users))
                 except Exception:  # a missed look is made again at the next tick
@@ -432,13 +475,8 @@ def _game_events(game_id: int, viewer: int | None, after: int, delay: int = 0,
 
     player_id = token.user.player.pk
 
-    def watching(seconds: float) -> Awaitable[None]:
-        if seconds <= 0:
-            return presence.watching_aforget(player_id, game_id)
-        return presence.watching_amark(player_id, game_id, seconds)
-
     return _events(channels.game_topic(game_id), f"game {game_id} after {after}", {"game": game_id}, page,
-                   token=token, watching=watching)
+                   token=token, watching=(player_id, game_id))
 
 
 @dataclass
@@ -454,16 +492,14 @@ class _Page:
 
 async def _events(topic: str, opening: str, named: dict[str, Any], page: Callable[[], Awaitable[_Page]], *,
                   token: AccessToken,
-                  watching: Callable[[float], Awaitable[None]] | None = None) -> AsyncIterator[bytes]:
+                  watching: tuple[int, int] | None = None) -> AsyncIterator[bytes]:
     """The loop of every stream: read a ``page``, send its events, read on while pages are full, then wait
     for a wake-up on ``topic`` with keep-alives (which read nothing). Ends with the page's ``end``, or
-    when ``token`` is gone: ``event: end`` with ``named`` and the ``reason``. ``watching`` renews the
-    caller's watching mark (for ``seconds``) before each wait and at every keep-alive, and ends it
-    (``watching(0)``) when the stream ends: a client that leaves the game closes its stream, and its
-    your_turn push goes at once instead of after the keep-alive and the grace."""
+    when ``token`` is gone: ``event: end`` with ``named`` and the ``reason``. ``watching`` (player, game)
+    is marked as watched while the stream is open (:class:`_TokenWatch` keeps the marks)."""
     sub = channels.hub().subscribe(topic)
     watch = _token_watch()
-    watched = watch.watch(token, sub)
+    watched = watch.watch(token, sub, watching)
     keepalive = float(settings.STREAMS_KEEPALIVE_SECONDS)
     try:
         yield f"retry: 2000\n: {opening}\n\n".encode()
@@ -480,11 +516,8 @@ async def _events(topic: str, opening: str, named: dict[str, Any], page: Callabl
             if read.end is not None:
                 yield _sse(data=read.end, event="end")
                 return
-            if watching is not None:
-                await watching(keepalive + WATCH_GRACE_SECONDS)
+            await watch.mark(watched)
             while not await sub.wait(keepalive) and watched.ended is None:  # a keep-alive reads nothing
-                if watching is not None:
-                    await watching(keepalive + WATCH_GRACE_SECONDS)
                 yield b": keep-alive\n\n"
     finally:
         watch.unwatch(watched)

@@ -25,7 +25,7 @@ from lobby.serializers import (
 from maumau import database_retry
 from maumau.errors import ValidationFailed
 from maumau.params import query_bool, query_int
-from maumau.schema import errors, query_number
+from maumau.schema import LEAGUE_MEMBERS_ONLY, errors, query_number
 from maumau.strict import validated
 
 
@@ -71,7 +71,7 @@ class SeekListCreateApi(APIView):
                     "`too_many_seeks` beyond `MAUMAU_SEEKS_PER_PLAYER` (3) open seeks. A seek that waits for "
                     "people only expires after `MAUMAU_SEEK_EXPIRES_SECONDS` (30 min).",
         request=SeekCreateSerializer,
-        responses={201: SeekSerializer, **errors(400, 401, 404, 409, 429)},
+        responses={201: SeekSerializer, **errors(400, 401, 404, 409, 429, also={403: LEAGUE_MEMBERS_ONLY})},
         examples=[_example("Two-player classic", {"rules": "classic", "players": 2}),
                   _example("House for four, 60 s a turn, bots after a minute",
                            {"rules": "house", "players": 4, "turn_seconds": 60, "fill_with_bots_after": 60})],

@@ -22,6 +22,7 @@ import functools
 from collections.abc import Callable
 from typing import Any, ParamSpec, TypeVar
 
+import psycopg
 from django.db import InterfaceError, OperationalError, connection, transaction
 from psycopg_pool import PoolTimeout
 
@@ -41,6 +42,30 @@ def pool_exhausted(exc: BaseException | None) -> bool:
             return True
         exc, seen = exc.__cause__ or exc.__context__, seen + 1
     return False
+
+
+def connection_lost(exc: BaseException | None) -> bool:
+    """True when ``exc`` is the database session ending under the request (a restart, a cut network,
+    ``pg_terminate_backend``), at any point, the COMMIT included: what psycopg raised is a connection
+    exception (SQLSTATE class 08), the server shutting the session (57P01-57P03), or the client's own
+    "connection lost" (no SQLSTATE). Not the pool's timeout (:func:`pool_exhausted`), and not an error
+    the live session answered (a missing table, a refused constraint), which stays a bug's 500."""
+    if not isinstance(exc, (OperationalError, InterfaceError)) or pool_exhausted(exc):
+        return False
+    seen = 0
+    cause: BaseException | None = exc
+    while cause is not None and seen < 8:
+        if isinstance(cause, psycopg.InterfaceError):
+            return True
+        if isinstance(cause, psycopg.OperationalError):
+            state = cause.sqlstate
+            return state is None or state.startswith("08") or state in SESSION_ENDED_STATES
+        cause, seen = cause.__cause__ or cause.__context__, seen + 1
+    return isinstance(exc, InterfaceError)  # Django's own: "connection already closed"
+
+
+#: The server ended the session: admin_shutdown (pg_terminate_backend), crash_shutdown, cannot_connect_now.
+SESSION_ENDED_STATES = frozenset({"57P01", "57P02", "57P03"})
 
 
 def read_again(exc: Exception, context: dict[str, Any]) -> Any:

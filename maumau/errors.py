@@ -8,6 +8,7 @@ it follows ``Accept-Language`` (en, de, fr). ``code`` is stable: clients switch 
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from django.conf import settings
@@ -104,9 +105,26 @@ def busy_answer(exc: BaseException | None) -> tuple[dict[str, Any], dict[str, st
             {"Retry-After": str(BUSY_RETRY_AFTER_SECONDS)})
 
 
+#: Retry-After of a 503 when the database session ended under the request: the next request gets a
+#: fresh connection at once.
+LOST_RETRY_AFTER_SECONDS = 1
+
+
+def lost_answer(exc: BaseException | None) -> tuple[dict[str, Any], dict[str, str]] | None:
+    """The 503 body and headers when ``exc`` is the database session lost under the request (at any
+    point, its COMMIT included), else None. The client cannot tell whether a write was made, so it
+    retries (a move with its Idempotency-Key gets the one answer); nothing of the kind is a bug."""
+    if not database_retry.connection_lost(exc):
+        return None
+    details = {"reason": "connection_lost", "retry_after": LOST_RETRY_AFTER_SECONDS}
+    return (error_body("service_unavailable", MESSAGES["service_unavailable"], details),
+            {"Retry-After": str(LOST_RETRY_AFTER_SECONDS)})
+
+
 def json_busy(exc: BaseException | None) -> JsonResponse | None:
-    """:func:`busy_answer` as a plain Django response (the waiting clients' views, plain Django views)."""
-    answer = busy_answer(exc)
+    """:func:`busy_answer` (or :func:`lost_answer`) as a plain Django response (the waiting clients'
+    views, plain Django views)."""
+    answer = busy_answer(exc) or lost_answer(exc)
     if answer is None:
         return None
     body, headers = answer
@@ -157,7 +175,13 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         busy = busy_answer(exc)
         if busy is not None:
             return Response(busy[0], status=503, headers=busy[1])
-        return database_retry.read_again(exc, context)
+        again = database_retry.read_again(exc, context)
+        if again is not None:
+            return again
+        lost = lost_answer(exc)
+        if lost is not None:  # a write whose session ended, at its COMMIT too: 503, retry
+            return Response(lost[0], status=503, headers=lost[1])
+        return None
 
     details: dict[str, Any] = {}
     if isinstance(exc, (drf.NotAuthenticated, drf.AuthenticationFailed)):
@@ -196,7 +220,11 @@ def json_404(request: HttpRequest, exception: Exception | None = None) -> JsonRe
 
 
 def json_500(request: HttpRequest) -> JsonResponse:
-    """handler500: even a bug answers in the error shape (never an HTML page to an API client)."""
+    """handler500: even a bug answers in the error shape (never an HTML page to an API client). A
+    database session lost outside a DRF view (a middleware, a plain view) is no bug: 503, retry."""
+    lost = json_busy(sys.exc_info()[1])
+    if lost is not None:
+        return lost
     return JsonResponse(error_body("server_error", MESSAGES["server_error"]), status=500)
 
 

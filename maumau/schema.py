@@ -31,7 +31,7 @@ ERROR_CODES = [
     "owner_role", "not_scorekeeper", "too_few_players", "player_twice", "winner_not_in_round", "sheet_line",
     "winner_has_cards", "card_not_in_deck", "points_out_of_range", "card_twice", "too_many_cards", "extra_jacks",
     "player_not_member", "correction_stale", "round_not_pending", "confirm_not_allowed", "season_running",
-    "season_empty", "empty_hand", "points_exceed_deck", "already_confirmed",
+    "season_empty", "empty_hand", "points_exceed_deck", "already_confirmed", "push_target_taken",
 ]
 _FIELD_ERRORS = {"type": "object", "additionalProperties": {}, "description": "A free map: each refused field "
                  "(a nested object for a nested field) and what is wrong with it."}
@@ -67,12 +67,15 @@ ERROR_DETAILS: dict[str, dict[str, Any]] = {
     },
     "ThrottledDetails": {
         "type": "object", "properties": {"retry_after": {"type": "integer", "minimum": 0,
-                                                         "description": "Seconds; also in Retry-After."}},
+                                                         "description": "Seconds; also in Retry-After."},
+                                         "limit": {"type": "string", "description": "Which limit of a "
+                                                   "verification mail was reached: `address`, `player` or "
+                                                   "`client` (the client's network address)."}},
         "description": "throttled: too many requests.",
     },
     "ServiceUnavailableDetails": {
         "type": "object",
-        "properties": {"reason": {"type": "string", "enum": ["database_busy"]},
+        "properties": {"reason": {"type": "string", "enum": ["database_busy", "connection_lost"]},
                        "retry_after": {"type": "integer", "minimum": 0}},
         "required": ["reason", "retry_after"],
         "description": "service_unavailable: try again after Retry-After.",
@@ -127,7 +130,9 @@ ERROR_HEADERS = {
 }
 #: Any operation of the API may answer this when the server is overloaded (maumau.errors.busy_answer).
 BUSY = {"description": "service_unavailable: no database connection came free in time (details.reason = "
-                       "database_busy); nothing was changed, try again after Retry-After",
+                       "database_busy; nothing was changed), or the database session ended under the request "
+                       "(connection_lost; a write may or may not have been made: retry it, a move with its "
+                       "Idempotency-Key); try again after Retry-After",
         "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ApiError"}}}}
 
 ERRORS = {code: OpenApiResponse(ErrorSerializer, description=text) for code, text in {
@@ -136,7 +141,8 @@ ERRORS = {code: OpenApiResponse(ErrorSerializer, description=text) for code, tex
     403: "permission_denied: not seated / not host",
     404: "not_found",
     406: "not_acceptable: the Accept header allows no JSON",
-    409: "not_your_turn, version_conflict, game_finished, table_full, table_state, already_seated, league_finished",
+    409: "not_your_turn, version_conflict, game_finished, table_full, table_state, already_seated, league_finished, "
+         "push_target_taken",
     422: "illegal_move (details.reason = the rule), idempotency_key_reused",
     429: "throttled",
 }.items()}
@@ -245,9 +251,19 @@ def _enums_once(result: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
-def errors(*codes: int) -> dict[int, OpenApiResponse]:
-    """The error responses of one operation, for ``extend_schema(responses={..., **errors(401, 404)})``."""
-    return {code: ERRORS[code] for code in codes}
+def errors(*codes: int, also: dict[int, str] | None = None) -> dict[int, OpenApiResponse]:
+    """The error responses of one operation, for ``extend_schema(responses={..., **errors(401, 404)})``;
+    ``also`` names the operation's own codes behind a status (``{403: LEAGUE_MEMBERS_ONLY}``), added to
+    the status's description so that every code the operation can answer is written down."""
+    answers = {code: ERRORS[code] for code in codes}
+    for code, text in (also or {}).items():
+        base = ERRORS[code].description if code in ERRORS else ""
+        answers[code] = OpenApiResponse(ErrorSerializer, description=f"{base}; {text}" if base else text)
+    return answers
+
+
+#: What a table or seek for a league answers a player who is not its member (scoring.members).
+LEAGUE_MEMBERS_ONLY = "league_members_only: only the league's members play at its tables"
 
 
 def query_number(name: str, description: str, *, minimum: int = 0, maximum: int = QUERY_INT_MAX) -> OpenApiParameter:

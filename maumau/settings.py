@@ -448,6 +448,8 @@ STREAMS_LONGPOLL_MAX_SECONDS = env_float("STREAMS_LONGPOLL_MAX_SECONDS", 60.0)
 # How often the open streams' tokens are looked at (one query per process for all of them): a stream
 # whose token was revoked, logged out, replaced by a password change or deleted with its account ends.
 STREAMS_TOKEN_RECHECK_SECONDS = env_float("STREAMS_TOKEN_RECHECK_SECONDS", 4.0)
+# A process renews the watching marks of its open game streams (games.presence) this often, in one batch.
+STREAMS_WATCH_RENEW_SECONDS = env_float("STREAMS_WATCH_RENEW_SECONDS", 120.0)
 if not 0 < STREAMS_TOKEN_RECHECK_SECONDS <= 300:
     from django.core.exceptions import ImproperlyConfigured
 
@@ -509,8 +511,10 @@ NOTIFY_TIMEOUT_SECONDS = env_float("NOTIFY_TIMEOUT_SECONDS", 5.0)
 NOTIFY_LEASE_SECONDS = env_float("NOTIFY_LEASE_SECONDS", 120.0)
 # A player who moved this recently in a game is taken to be looking at it: no your_turn push.
 NOTIFY_RECENT_MOVE_SECONDS = env_float("NOTIFY_RECENT_MOVE_SECONDS", 10.0)
-# Verification mails to one address per hour.
+# Verification mails per hour: to one address, for one player, from one client address.
 NOTIFY_VERIFICATION_MAILS_PER_HOUR = int(env_float("NOTIFY_VERIFICATION_MAILS_PER_HOUR", 3))
+NOTIFY_VERIFICATION_MAILS_PER_PLAYER_HOUR = int(env_float("NOTIFY_VERIFICATION_MAILS_PER_PLAYER_HOUR", 5))
+NOTIFY_VERIFICATION_MAILS_PER_CLIENT_HOUR = int(env_float("NOTIFY_VERIFICATION_MAILS_PER_CLIENT_HOUR", 10))
 NOTIFY_MAX_TARGETS = 20
 CELERY_BEAT_SCHEDULE["notify-sweep"] = {"task": "notify.sweep", "schedule": 30.0}
 # Deliveries (webhooks, push, mail) from a worker process (streams/outbound.py): requests in flight

@@ -15,14 +15,58 @@ from rest_framework import serializers
 
 class StrictSerializer(serializers.Serializer):
     """Refuses fields it does not know, so a typo is a 400 rather than silently ignored (the
-    schema says ``additionalProperties: false``: see :mod:`maumau.schema`)."""
+    schema says ``additionalProperties: false``: see :mod:`maumau.schema`), and a value whose JSON
+    type is not its field's (:func:`json_type_refusal`), whichever field class declared it: a plain
+    DRF field in a request serializer is as strict as the ``Strict*`` ones."""
 
     def to_internal_value(self, data: Any) -> Any:
         if isinstance(data, dict):
             unknown = set(data) - set(self.fields)
             if unknown:
                 raise serializers.ValidationError({k: ["Unknown field."] for k in sorted(map(str, unknown))})
+            refused = {name: [refusal] for name, field in self.fields.items() if name in data
+                       and (refusal := json_type_refusal(field, data[name])) is not None}
+            if refused:
+                raise serializers.ValidationError(refused)
         return super().to_internal_value(data)
+
+
+def json_type(field: serializers.Field) -> tuple[str, tuple[type, ...]] | None:
+    """The JSON type a field takes (its name and the Python types json gives for it), or None when
+    the field checks its own value (nested serializers, free maps, custom fields)."""
+    if isinstance(field, serializers.BooleanField):
+        return "boolean", (bool,)
+    if isinstance(field, serializers.IntegerField):
+        return "integer", (int,)
+    if isinstance(field, (serializers.FloatField, serializers.DecimalField)):
+        return "number", (int, float)
+    if isinstance(field, (serializers.CharField, serializers.DateTimeField, serializers.DateField,
+                          serializers.TimeField)):
+        return "string", (str,)
+    if isinstance(field, serializers.ChoiceField) and all(isinstance(c, str) for c in field.choices):
+        return "string", (str,)
+    if isinstance(field, (serializers.ListField, serializers.ListSerializer)):
+        return "array", (list,)
+    return None
+
+
+def json_type_refusal(field: serializers.Field, value: Any) -> str | None:
+    """Why ``value`` is refused for ``field`` by its JSON type (``0`` for a boolean or a string,
+    ``"5"`` or ``true`` for an integer), or None. An array's items are checked against its child."""
+    if value is None:
+        return None  # the field's own allow_null decides
+    expected = json_type(field)
+    if expected is None:
+        return None
+    name, types = expected
+    if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
+        return f"Must be a JSON {name}."
+    if isinstance(field, serializers.ListField) and field.child is not None:
+        for item in value:
+            refusal = json_type_refusal(field.child, item)
+            if refusal is not None:
+                return f"Each item: {refusal[0].lower()}{refusal[1:]}"
+    return None
 
 
 class StrictCharField(serializers.CharField):

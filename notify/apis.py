@@ -11,6 +11,7 @@ from rest_framework import serializers, status
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.throttling import BaseThrottle
 from rest_framework.views import APIView
 
 from maumau.schema import errors
@@ -182,9 +183,11 @@ class PushSubscriptionsApi(APIView):
             "keys": {"p256dh": "BNcRdreALRFXTkOOUHK1EtK2wtaz5Ry4YfYCA_0QTpQtUbVlUls0VJXg7A8u-Ts1Xbjh"
                                "azAkj7I99e8QcYP7DkM",
                      "auth": "tBHItJI5svbpez7KI4CCXg"}, "name": "Phone"})],
-        responses={201: PushSubscriptionSerializer, **errors(400, 401, 429)},
+        responses={201: PushSubscriptionSerializer, **errors(400, 401, 409, 429)},
         description="At most 20 per player. The endpoint must be https and public; removed with the token that "
-                    "registered it, or when the push service says it is gone (404/410).",
+                    "registered it, or when the push service says it is gone (404/410). An endpoint another "
+                    "player registered is refused (409 `push_target_taken`) and stays theirs; the caller's own "
+                    "is renewed (201).",
     )
     def post(self, request: Request) -> Response:
         serializer = PushSubscriptionCreateSerializer(data=request.data)
@@ -213,8 +216,9 @@ class DevicesApi(APIView):
                    examples=[OpenApiExample("Android", request_only=True,
                                             value={"platform": "fcm", "token": "dQw4w9WgXcQ:APA91b...",
                                                    "name": "Pixel"})],
-                   responses={201: DeviceSerializer, **errors(400, 401, 429)},
-                   description="At most 20 per player; removed with the token that registered it.")
+                   responses={201: DeviceSerializer, **errors(400, 401, 409, 429)},
+                   description="At most 20 per player; removed with the token that registered it. A token "
+                               "another player registered is refused (409 `push_target_taken`) and stays theirs.")
     def post(self, request: Request) -> Response:
         serializer = DeviceCreateSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
@@ -237,12 +241,13 @@ class EmailApi(APIView):
                    examples=[OpenApiExample("An address", request_only=True, value={"address": "ada@example.org"})],
                    responses={200: EmailSerializer, **errors(400, 401, 429)},
                    description="Nothing but the verification mail goes to the address until its link is opened. "
-                               "A few verification mails per address and hour.")
+                               "A few verification mails an hour to one address, for one player and from one "
+                               "client address (429 `throttled`, `details.limit` says which).")
     def put(self, request: Request) -> Response:
         serializer = EmailSetSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         entry = services.email_set(player=request.user.player, address=serializer.validated_data["address"],
-                                   language=_language())
+                                   language=_language(), client=BaseThrottle().get_ident(request))
         return Response({"address": entry.address, "verified": entry.verified_at is not None})
 
 

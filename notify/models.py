@@ -71,6 +71,21 @@ class EmailAddress(models.Model):
         return f"E-mail of player {self.player_id}"
 
 
+class VerificationMailLog(models.Model):
+    """The verification mails sent in the last hour under one key (an address, a player, a client
+    address). A request counts them with the row locked, so concurrent requests count one after another
+    and a limit holds under a flood (a cache counter's read-then-increment does not)."""
+
+    key = models.CharField(max_length=300, unique=True)
+    #: Unix times of the mails, oldest first; those older than an hour are dropped when counted.
+    sent = models.JSONField(default=list)
+    #: The last mail's time: rows quiet for an hour count nothing and are deleted.
+    last_at = models.DateTimeField(db_index=True)
+
+    def __str__(self) -> str:
+        return f"Verification mails of {self.key}"
+
+
 class Preferences(models.Model):
     """Per kind and channel on/off (``choices`` holds what differs from the defaults), quiet hours in
     the player's time zone, and the language of texts."""

@@ -33,7 +33,6 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from django.conf import settings
 from django.core import signing
-from django.core.cache import cache
 from django.db import IntegrityError, transaction
 from django.db.models import Max, Q
 from django.utils import timezone
@@ -42,7 +41,7 @@ from django.utils.translation import gettext_lazy as _
 from games import presence
 from games.models import Move, Player, Seat
 from maumau import database_retry, observability
-from maumau.errors import DomainError, NotFoundError, ValidationFailed
+from maumau.errors import ConflictError, DomainError, NotFoundError, ValidationFailed
 from notify import channels, mail, tasks, texts
 from notify.models import (
     CHANNELS,
@@ -52,6 +51,7 @@ from notify.models import (
     EmailAddress,
     Preferences,
     PushSubscription,
+    VerificationMailLog,
     default_on,
 )
 from streams import outbound
@@ -119,14 +119,21 @@ def endpoint_checked(endpoint: str) -> Target:
                                details={"field": "endpoint", "reason": exc.reason, **exc.details}) from exc
 
 
-def _targets_within_limit(player: Player, model: type, **exclude: Any) -> None:
-    if model.objects.filter(player=player).exclude(**exclude).count() >= settings.NOTIFY_MAX_TARGETS:
+def _targets_within_limit(player: Player, model: type) -> None:
+    if model.objects.filter(player=player).count() >= settings.NOTIFY_MAX_TARGETS:
         raise ValidationFailed(details={"reason": "too_many_targets", "max": settings.NOTIFY_MAX_TARGETS})
+
+
+def _target_taken() -> ConflictError:
+    """Another player registered this endpoint or device token: theirs stays (their pushes must not
+    stop because someone else sent its URL); the target comes free when its token is revoked."""
+    return ConflictError(code="push_target_taken",
+                         message=_("This push endpoint or device token is registered to another player."))
 
 
 def subscription_add(*, player: Player, token_id: int | None, endpoint: str, p256dh: str, auth: str,
                      name: str, language: str) -> PushSubscription:
-    """Register (or take over) a browser's subscription: one row per endpoint."""
+    """Register a browser's subscription (or renew the caller's own): one row per endpoint."""
     _keys_checked(p256dh, auth)
     endpoint_checked(endpoint)  # its DNS look-up stays out of the transaction
     return _subscription_written(player, token_id, endpoint, p256dh, auth, name, language)
@@ -135,15 +142,24 @@ def subscription_add(*, player: Player, token_id: int | None, endpoint: str, p25
 @database_retry.written_once_more
 def _subscription_written(player: Player, token_id: int | None, endpoint: str, p256dh: str, auth: str,
                           name: str, language: str) -> PushSubscription:
-    _targets_within_limit(player, PushSubscription, endpoint=endpoint)
-    before = PushSubscription.objects.filter(endpoint=endpoint).values_list("player_id", flat=True).first()
-    sub, _created = PushSubscription.objects.update_or_create(
-        endpoint=endpoint, defaults={"player": player, "token_id": token_id, "p256dh": p256dh, "auth": auth,
-                                     "name": name})
+    _player_locked(player)
+    fields = {"token_id": token_id, "p256dh": p256dh, "auth": auth, "name": name}
+    sub = PushSubscription.objects.select_for_update().filter(endpoint=endpoint).first()
+    if sub is not None and sub.player_id != player.pk:
+        raise _target_taken()
+    if sub is None:
+        _targets_within_limit(player, PushSubscription)
+        try:
+            with transaction.atomic():
+                sub = PushSubscription.objects.create(player=player, endpoint=endpoint, **fields)
+        except IntegrityError as exc:  # another player's request made it just now
+            raise _target_taken() from exc
+    else:
+        for field, value in fields.items():
+            setattr(sub, field, value)
+        sub.save(update_fields=list(fields))
     Preferences.objects.get_or_create(player=player, defaults={"language": language})
     Player.objects.filter(pk=player.pk).update(has_notify_target=True)
-    if before is not None and before != player.pk:
-        flag_refresh(before)
     return sub
 
 
@@ -168,14 +184,23 @@ def device_add(*, player: Player, token_id: int | None, platform: str, token: st
 @database_retry.written_once_more
 def _device_written(player: Player, token_id: int | None, platform: str, token: str, name: str,
                     language: str) -> Device:
-    _targets_within_limit(player, Device, platform=platform, token=token)
-    before = Device.objects.filter(platform=platform, token=token).values_list("player_id", flat=True).first()
-    device, _created = Device.objects.update_or_create(
-        platform=platform, token=token, defaults={"player": player, "token_id": token_id, "name": name})
+    _player_locked(player)
+    device = Device.objects.select_for_update().filter(platform=platform, token=token).first()
+    if device is not None and device.player_id != player.pk:
+        raise _target_taken()
+    if device is None:
+        _targets_within_limit(player, Device)
+        try:
+            with transaction.atomic():
+                device = Device.objects.create(player=player, platform=platform, token=token, token_id=token_id,
+                                               name=name)
+        except IntegrityError as exc:  # another player's request made it just now
+            raise _target_taken() from exc
+    else:
+        device.token_id, device.name = token_id, name
+        device.save(update_fields=["token_id", "name"])
     Preferences.objects.get_or_create(player=player, defaults={"language": language})
     Player.objects.filter(pk=player.pk).update(has_notify_target=True)
-    if before is not None and before != player.pk:
-        flag_refresh(before)
     return device
 
 
@@ -229,29 +254,20 @@ def unsigned(value: str, purpose: str, max_age: float | None = None) -> dict[str
     return data
 
 
-def email_set(*, player: Player, address: str, language: str) -> EmailAddress:
-    """Set the address (unverified until its link is opened) and send the verification mail, at most
-    ``NOTIFY_VERIFICATION_MAILS_PER_HOUR`` to one address."""
-    address = address.strip()
-    key = f"notify:verification:{address.lower()}"
-    try:
-        sent = cache.get_or_set(key, 0, timeout=3600) or 0
-        if sent >= settings.NOTIFY_VERIFICATION_MAILS_PER_HOUR:
-            raise DomainError(code="throttled", status=429,
-                              message=_("Too many verification mails to this address; try again later."),
-                              details={"retry_after": 3600, "field": "address"})
-        cache.incr(key)
-    except DomainError:
-        raise
-    except Exception:  # a cache outage: the mail is sent (the limit fails open, like the throttles)
-        log.warning("notify: the verification-mail limit is not available", exc_info=True)
-    entry = _email_written(player, address, language)
+def email_set(*, player: Player, address: str, language: str, client: str) -> EmailAddress:
+    """Set the address (unverified until its link is opened) and send the verification mail: within
+    the hour at most ``NOTIFY_VERIFICATION_MAILS_PER_HOUR`` to one address, ``..._PER_PLAYER_HOUR`` for
+    one player and ``..._PER_CLIENT_HOUR`` from one client address (``client``), so neither one account
+    nor a stream of fresh sign-ups can mail strangers in bulk."""
+    entry = _email_written(player, address.strip(), language, client)
     transaction.on_commit(functools.partial(tasks.verification_mail_queue, entry.pk))
     return entry
 
 
 @database_retry.written_once_more
-def _email_written(player: Player, address: str, language: str) -> EmailAddress:
+def _email_written(player: Player, address: str, language: str, client: str) -> EmailAddress:
+    _player_locked(player)
+    _verification_mail_counted({"address": address.lower(), "player": str(player.pk), "client": client})
     entry = EmailAddress.objects.filter(player=player).first()
     if entry is None:
         entry = EmailAddress.objects.create(player=player, address=address)
@@ -261,6 +277,59 @@ def _email_written(player: Player, address: str, language: str) -> EmailAddress:
     Preferences.objects.get_or_create(player=player, defaults={"language": language})
     flag_refresh(player.pk)
     return entry
+
+
+VERIFICATION_WINDOW_SECONDS = 3600
+
+
+def _verification_mail_limits() -> dict[str, int]:
+    return {"address": settings.NOTIFY_VERIFICATION_MAILS_PER_HOUR,
+            "player": settings.NOTIFY_VERIFICATION_MAILS_PER_PLAYER_HOUR,
+            "client": settings.NOTIFY_VERIFICATION_MAILS_PER_CLIENT_HOUR}
+
+
+def _verification_mail_counted(keys: dict[str, str]) -> None:
+    """One more verification mail under each key (``{"address": ..., "player": ..., "client": ...}``),
+    or 429 when any of them is at its limit. The keys' rows are made if missing and locked (in key
+    order, so two requests never wait on each other crosswise) before they are counted: a flood of
+    concurrent requests counts one after another. Rows quiet for an hour are deleted on the way."""
+    now = timezone.now()
+    stamp = now.timestamp()
+    limits = _verification_mail_limits()
+    names = {f"{kind}:{value}"[:300]: kind for kind, value in keys.items()}
+    VerificationMailLog.objects.filter(last_at__lt=now - timedelta(seconds=VERIFICATION_WINDOW_SECONDS)).exclude(
+        key__in=names).delete()
+    rows: list[VerificationMailLog] = []
+    for _attempt in range(3):  # a row another request pruned just now is made again
+        VerificationMailLog.objects.bulk_create([VerificationMailLog(key=k, sent=[], last_at=now) for k in names],
+                                                ignore_conflicts=True)
+        rows = list(VerificationMailLog.objects.select_for_update().filter(key__in=names).order_by("key"))
+        if len(rows) == len(names):
+            break
+    for row in rows:
+        recent = [t for t in row.sent if t > stamp - VERIFICATION_WINDOW_SECONDS]
+        kind = names[row.key]
+        if len(recent) >= limits[kind]:
+            wait = int(min(recent) + VERIFICATION_WINDOW_SECONDS - stamp) + 1
+            raise DomainError(code="throttled", status=429, message=VERIFICATION_REFUSALS[kind],
+                              details={"retry_after": wait, "limit": kind, "max": limits[kind],
+                                       **({"field": "address"} if kind == "address" else {})})
+        row.sent, row.last_at = [*recent, stamp], now
+    VerificationMailLog.objects.bulk_update(rows, ["sent", "last_at"])
+
+
+VERIFICATION_REFUSALS = {
+    "address": _("Too many verification mails to this address; try again later."),
+    "player": _("Too many verification mails from this account; try again later."),
+    "client": _("Too many verification mails from this network address; try again later."),
+}
+
+
+def _player_locked(player: Player) -> None:
+    """A player's targets are written one request at a time (their row locked to the commit): a
+    limit counted before the write then holds under concurrent requests, and the first address is
+    made once."""
+    list(Player.objects.select_for_update().filter(pk=player.pk).values_list("pk", flat=True))
 
 
 def verification_mail_send(*, email_id: int) -> bool:

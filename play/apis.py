@@ -33,7 +33,7 @@ from maumau import database_retry
 from maumau.errors import DomainError, IllegalMoveError, PermissionDeniedError, ValidationFailed, error_body
 from maumau.params import QUERY_INT_MAX, query_bool, query_int
 from maumau.renderers import FastJSONRenderer
-from maumau.schema import ETAG, IDEMPOTENCY_KEY, IDEMPOTENT_REPLAYED, errors, query_number
+from maumau.schema import ETAG, IDEMPOTENCY_KEY, IDEMPOTENT_REPLAYED, LEAGUE_MEMBERS_ONLY, errors, query_number
 from maumau.strict import validated
 from play import clocks, services
 
@@ -94,7 +94,7 @@ class TableListCreateApi(APIView):
         description="`options` overrides the preset's options (see the project's rules page); "
                     "`league` feeds the table's finished rounds into a league of the same rules.",
         request=TableCreateSerializer,
-        responses={201: TableSerializer, **errors(400, 401, 404, 409, 429)},
+        responses={201: TableSerializer, **errors(400, 401, 404, 409, 429, also={403: LEAGUE_MEMBERS_ONLY})},
         examples=[
             example("Classic", {"rules": "classic"}),
             example("Tavern for up to four, 30 s a turn", {"rules": "tavern", "max_players": 4,
@@ -168,7 +168,8 @@ class TableJoinApi(APIView):
     @extend_schema(summary="Take a free seat", request=TableJoinSerializer,
                    description="`entropy` (optional) is mixed into the next fair deal, as `POST .../entropy` does. "
                                "A private table needs its `invite_code` (404 without: it is not shown to you).",
-                   responses={200: TableSerializer, **errors(400, 401, 404, 409, 429)},
+                   responses={200: TableSerializer,
+                              **errors(400, 401, 404, 409, 429, also={403: LEAGUE_MEMBERS_ONLY})},
                    examples=[example("Just a seat", {}), example("A seat and entropy", {"entropy": "d1c3-r0ll-7"}),
                              example("A private table", {"invite_code": "q3LxV0Ab7xYk9mQe"})])
     def post(self, request: Request, table_id: int) -> Response:
@@ -205,7 +206,8 @@ class TableLeaveApi(APIView):
 
 class TableBotApi(APIView):
     @extend_schema(summary="Seat a bot (host only)", request=BotAddSerializer,
-                   responses={201: TableSerializer, **errors(400, 401, 403, 404, 409, 429)},
+                   responses={201: TableSerializer,
+                              **errors(400, 401, 404, 409, 429, also={403: LEAGUE_MEMBERS_ONLY})},
                    description="`random` plays any legal action, `basic` plays like a sensible person, `strong` "
                                "searches (determinized Monte Carlo over the engine) and "
                                "moves from a background task just after the request that gave it the turn.",

@@ -31,7 +31,7 @@ from django.utils.translation import gettext_lazy as _
 
 from games import engine, sql
 from games.ledger import ledger_genesis, move_hash, move_row
-from games.models import Game, IdempotencyRecord, League, Move, Player, Seat, Table
+from games.models import Game, IdempotencyRecord, League, LeagueMember, Move, Player, Seat, Table
 from games.rule_messages import rule_message
 from games.rule_sets import rule_set_from
 from maumau import database_retry, observability
@@ -82,6 +82,8 @@ def table_create(
             details={"field": "max_players", "min": rule_set.min_players, "max": rule_set.max_players},
         )
     league = league_for_table(league_id, rule_set, player=host)
+    if league is not None and league.visibility == "private":
+        visibility = "private"  # a private league's tables are private: 404 to anyone but its members
     table = Table(host=host, rules=rule_set.name, options=rule_set.to_json(), max_players=max_players,
                   league=league, visibility=visibility, spectators=spectators, spectator_delay=spectator_delay,
                   invite_code=secrets.token_urlsafe(12))
@@ -164,13 +166,15 @@ def _seat_add(table: Table, position: int, player: Player, *, bot_controlled: bo
 def table_join(*, table_id: int, player: Player, entropy: str | None = None, invite_code: str | None = None) -> Table:
     """Take the next free seat (from the next round on if one is running); a leaver, or a person a bot
     stood in for after timeouts, takes their seat back. ``entropy`` is mixed into the next fair deal.
-    A private table takes newcomers only with its ``invite_code`` (404 otherwise: it is not shown to them)."""
+    A private table takes newcomers only with its ``invite_code``, or the members of its league (404
+    otherwise: it is not shown to them)."""
     if entropy is not None:
         entropy = entropy_checked(entropy)
     table = _table_locked(table_id)
     seats = list(table.seats.all())
     mine = next((s for s in seats if s.player_id == player.pk), None)
-    if table.visibility == "private" and mine is None and not table.invite_code_matches(invite_code):
+    if (table.visibility == "private" and mine is None and not table.invite_code_matches(invite_code)
+            and not _league_member(table, player)):
         raise NotFoundError()
     if table.status == "closed":
         raise ConflictError("table_state", details={"reason": "table_closed"})
@@ -193,6 +197,12 @@ def table_join(*, table_id: int, player: Player, entropy: str | None = None, inv
     else:
         _seat_add(table, max((s.position for s in seats), default=-1) + 1, player, entropy=entropy or "")
     return table
+
+
+def _league_member(table: Table, player: Player) -> bool:
+    """A current member of the table's league: they join a private league's table without its code."""
+    return table.league_id is not None and LeagueMember.objects.filter(
+        league_id=table.league_id, player=player, left_at__isnull=True).exists()
 
 
 @database_retry.written_once_more

@@ -193,7 +193,7 @@ class PlayerHistoryApi(APIView):
         player = request.user.player if player_id is None else _player_or_404(player_id)
         limit = query_int(request.query_params.get("limit"), "limit", 50, minimum=1, maximum=HISTORY_PAGE_MAX)
         offset = query_int(request.query_params.get("offset"), "offset", 0)
-        history = selectors.player_history(player=player)
+        history = selectors.player_history(player=player, viewer=request.user.player)
         page = history[offset : offset + limit]
         return Response({"count": history.count(), "results": HistoryLine(page, many=True).data})
 

@@ -40,7 +40,7 @@ from django.db.models import (
 )
 from django.db.models.functions import Coalesce, RowNumber
 
-from games.models import League, LeagueMember
+from games.models import League, LeagueMember, Seat
 from maumau.errors import NotFoundError, ValidationFailed
 from scoring.members import league_visible_check
 from scoring.models import PlayerResult, RaceStep, Rating, RatingPoint, RoundResult, Season, SheetMark, Standing
@@ -338,11 +338,17 @@ def player_stats(*, player: Any) -> dict[str, Any]:
     }
 
 
-def player_history(*, player: Any) -> QuerySet[PlayerResult]:
+def player_history(*, player: Any, viewer: Any = None) -> QuerySet[PlayerResult]:
     """The player's finished rounds played through the service, newest first (a round recorded on a league's
-    sheet is on that sheet)."""
-    return (PlayerResult.objects.filter(player_id=player.pk, table_id__isnull=False).select_related("round")
-            .order_by("-finished_at", "-id"))
+    sheet is on that sheet). Another ``viewer`` does not see the rounds of private tables (a private
+    league's among them) unless they sat at the table or are a current member of its league."""
+    rows = PlayerResult.objects.filter(player_id=player.pk, table_id__isnull=False)
+    if viewer is not None and viewer.pk != player.pk:
+        seated = Seat.objects.filter(player_id=viewer.pk).values("table_id")
+        member_of = LeagueMember.objects.filter(player_id=viewer.pk, left_at__isnull=True).values("league_id")
+        rows = rows.exclude(Q(table__visibility="private") & ~Q(table_id__in=seated)
+                            & ~Q(league_id__in=member_of, league_id__isnull=False))
+    return rows.select_related("round").order_by("-finished_at", "-id")
 
 
 # --- ratings -----------------------------------------------------------------------------------------

@@ -57,3 +57,33 @@ def session_killed_after_commit() -> Iterator[list[str]]:
 
     with connection.execute_wrapper(wrapper):
         yield killed
+
+
+@contextlib.contextmanager
+def session_killed_at_commit(after: str) -> Iterator[list[str]]:
+    """Kill the session once, at the COMMIT of the first transaction that ran a statement holding
+    ``after``: the COMMIT meets a dead session, so the server may or may not have committed (a
+    restart, an operator's ``pg_terminate_backend`` during the commit). Yields what was killed."""
+    killed: list[str] = []
+    seen: list[str] = []
+    wrapper = connection
+
+    def watch(execute: Callable[..., Any], sql: str, params: Any, many: bool, context: dict[str, Any]) -> Any:
+        if after in sql:
+            seen.append(sql)
+        return execute(sql, params, many, context)
+
+    real_commit = wrapper._commit
+
+    def commit() -> Any:
+        if seen and not killed and wrapper.connection is not None:
+            killed.append("COMMIT")
+            terminate(wrapper)
+        return real_commit()
+
+    wrapper._commit = commit  # type: ignore[method-assign]
+    try:
+        with connection.execute_wrapper(watch):
+            yield killed
+    finally:
+        del wrapper._commit

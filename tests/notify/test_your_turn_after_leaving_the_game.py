@@ -32,7 +32,7 @@ def test_a_move_just_now_holds_the_push_back_unless_the_player_left_the_game(
     assert len(push_service.for_("bo")) == 1
     assert Delivery.objects.filter(player_id=bo.player_id).order_by("-id").first().outcome == "watching"
     _play(bo, gid, "10D", django_capture_on_commit_callbacks)
-    async_to_sync(presence.watching_aforget)(bo.player_id, gid)  # Bo's game stream closed: he left the page
+    async_to_sync(presence.watching_aunmark)(bo.player_id, gid)  # Bo's game stream closed: he left the page
     _play(ada, gid, "10S", django_capture_on_commit_callbacks)  # within a minute of Bo's move, Bo gone
     got = push_service.for_("bo")
     assert len(got) == 2 and got[1].payload["kind"] == "your_turn"

@@ -49,13 +49,17 @@ def test_an_open_game_stream_and_a_long_poll_mark_their_player_watching(poll_ser
     assert not presence.watching(ada.id, gid + 1), "a mark is for one game"
 
 
-def test_a_closed_game_stream_ends_its_watching_mark_at_once(poll_server: str, servers_marks: None) -> None:
-    """Leaving the game page closes its stream: the mark goes with it, not after the keep-alive and the grace
-    (STREAMS_KEEPALIVE_SECONDS + 10 s), so a your_turn push goes within moments."""
+def test_a_closed_game_stream_takes_its_mark_along_at_once(poll_server: str, servers_marks: None) -> None:
+    """The process keeps one mark per (player, game) of its open streams and deletes it when the last
+    closes, rather than leaving it to outlive a keep-alive and its grace (25 s by default)."""
     _ada, bo, gid = two_player_round(poll_server, HANDS, "9H", ["QS"])
-    stream = SseReader(poll_server, f"/api/v1/games/{gid}/stream", bo.token).start()
+    first = SseReader(poll_server, f"/api/v1/games/{gid}/stream", bo.token).start()
+    second = SseReader(poll_server, f"/api/v1/games/{gid}/stream", bo.token).start()
     try:
         assert _until(lambda: presence.watching(bo.id, gid))
+        first.close()
+        time.sleep(0.5)
+        assert presence.watching(bo.id, gid), "another stream of Bo's still holds the game"
     finally:
-        stream.close()
-    assert _until(lambda: not presence.watching(bo.id, gid), deadline=5.0), "the mark outlived its stream"
+        second.close()
+    assert _until(lambda: not presence.watching(bo.id, gid), deadline=10.0)
