@@ -152,17 +152,32 @@ def league_standings(*, league: League, season: int | None = None) -> list[dict[
     return _with_positions(scoring, lines)
 
 
+def _season_corrections() -> Subquery:
+    """The corrections counted in the outer season: its race steps whose entry corrects another."""
+    steps = (RaceStep.objects.filter(league_id=OuterRef("league_id"), season=OuterRef("number"),
+                                     round__corrects__isnull=False)
+             .order_by().values("league_id").annotate(n=Count("pk")).values("n"))
+    return Subquery(steps[:1])
+
+
 def league_seasons(*, league: League) -> list[dict[str, Any]]:
     """Every season of the league, oldest first (one query)."""
-    return [season_data(season) for season in Season.objects.filter(league=league).select_related("loser")]
+    seasons = Season.objects.filter(league=league).select_related("loser").annotate(corrections=_season_corrections())
+    return [season_data(season) for season in seasons]
 
 
 def season_data(season: Season) -> dict[str, Any]:
+    """A season's line. A correction is a step of the race but not a round played: `rounds` counts the
+    rounds that count (as the standings do), `corrections` the corrections among the race's `steps`."""
     loser = season.loser
+    corrections = getattr(season, "corrections", None)
+    if corrections is None:
+        corrections = RaceStep.objects.filter(league_id=season.league_id, season=season.number,
+                                              round__corrects__isnull=False).count()
     return {"number": season.number, "status": season.status, "started_at": season.started_at,
             "finished_at": season.finished_at,
             "loser": _player(loser.pk, loser.name, loser.is_bot) if loser is not None else None,
-            "rounds": season.steps}
+            "rounds": season.steps - corrections, "corrections": corrections, "steps": season.steps}
 
 
 def season_get(*, league: League, number: int) -> Season:
@@ -177,14 +192,15 @@ def league_race(*, league: League, season: int, after: int, limit: int) -> dict[
     players came with the league, `league_get(race_season=...)`)."""
     number = season
     steps = list(RaceStep.objects.filter(league_id=league.pk, season=number, step__gt=after).order_by("step")
-                 .values_list("step", "round_id", "totals")[: limit + 1])
+                 .values_list("step", "round_id", "totals", "round__corrects_id")[: limit + 1])
     more = len(steps) > limit
     steps = steps[:limit]
     return {
         "season": number,
         "limit": league.league_limit or None,
         "players": list(getattr(league, "season_players", None) or []),
-        "results": [{"round": step, "id": round_id, "totals": totals} for step, round_id, totals in steps],
+        "results": [{"round": step, "id": round_id, "totals": totals, "corrects": corrects}
+                    for step, round_id, totals, corrects in steps],
         "next": steps[-1][0] if more else None,
     }
 
