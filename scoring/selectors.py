@@ -458,3 +458,41 @@ def player_ratings(*, player: Any, history: int) -> dict[str, Any]:
     return {"player": _player(player.pk, player.name, player.is_bot),
             "provisional_rounds": PROVISIONAL_ROUNDS,
             "ratings": {rules: of(rules) for rules in RATING_RULES}}
+
+
+def round_rating_changes(*, game_id: int) -> dict[int, dict[str, Any]]:
+    """What a finished round did to its players' ratings, by player id (empty: the round was not rated):
+    the shown rating before and after it, the change, and whether it is still provisional. One query:
+    each player's point of this round and the point before it under the same rules (the history index)."""
+    earlier = RatingPoint.objects.filter(player_id=OuterRef("player_id"), rules=OuterRef("rules"),
+                                         round_id__lt=OuterRef("round_id"))
+    rows = (
+        RatingPoint.objects.filter(round__game_id=game_id)
+        .annotate(before=Subquery(earlier.order_by("-round_id").values("rating")[:1]),
+                  earlier_rounds=Coalesce(Subquery(earlier.order_by().values("player_id")
+                                                   .annotate(n=Count("pk")).values("n")[:1]), 0))
+        .values_list("player_id", "rating", "before", "earlier_rounds")
+    )
+    changes = {}
+    for player_id, after, before, earlier_rounds in rows:
+        shown_before = familiar_rating(INITIAL_RATING if before is None else before)
+        shown_after = familiar_rating(after)
+        changes[player_id] = {"before": shown_before, "after": shown_after, "change": shown_after - shown_before,
+                              "provisional": earlier_rounds + 1 < PROVISIONAL_ROUNDS}
+    return changes
+
+
+def view_with_rating_changes(view: dict[str, Any]) -> dict[str, Any]:
+    """A round's view (``games.selectors.game_view``) with, once it is finished, each result line's rating
+    change (`rating`): scoring keeps the ratings, the games layer that draws the view cannot read them."""
+    result = view.get("result")
+    if view.get("status") != "finished" or not result:
+        return view
+    if view.get("practice"):  # never rated: no query
+        for line in result.get("players", []):
+            line["rating"] = None
+        return view
+    changes = round_rating_changes(game_id=view["id"])
+    for line in result.get("players", []):
+        line["rating"] = changes.get(line["player"])
+    return view

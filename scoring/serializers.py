@@ -204,6 +204,9 @@ class LeaderboardLine(serializers.Serializer):
 class LeaderboardOutput(serializers.Serializer):
     rules = serializers.ChoiceField(choices=RULE_SETS)
     people_only = serializers.BooleanField()
+    min_rounds = serializers.IntegerField(help_text="A player is listed from this many rated rounds under the rule "
+                                          "set on (`MAUMAU_LEADERBOARD_MIN_ROUNDS`): a newer one is not yet.")
+    provisional_rounds = serializers.IntegerField(help_text="A rating is provisional below this many rated rounds.")
     results = LeaderboardLine(many=True)
     next = serializers.CharField(allow_null=True, help_text="Pass as `after` for the next page; null on the last.")
 
