@@ -359,7 +359,7 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
 
   async function send(action, hinted = false) {
     targeting = null;
-    if (action.type === "play" && !hinted && untaught(action)) { callHint(untaught(action), action); return; }
+    if (action.type === "play" && !hinted && untaught(action).length) { callHint(untaught(action), action); return; }
     const body = { ...action, expected_version: view.version };
     delete body.as_choices;
     if (body.type === "play") {
@@ -398,7 +398,8 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
   function dialog(title, ...body) {
     const node = h("dialog", { class: "chooser", "aria-labelledby": "chooser-title" });
     const close = () => { node.close(); node.remove(); };
-    node.append(h("h2", { id: "chooser-title" }, title), ...body.map((part) => (typeof part === "function" ? part(close) : part)),
+    node.append(h("h2", { id: "chooser-title" }, title), ...body.map((part) => (typeof part === "function" ? part(close) : part))
+      .flat(Infinity).filter((part) => part !== null && part !== undefined && part !== false),
       h("button", { type: "button", class: "quiet", onclick: close }, t("game.cancel")));
     node.addEventListener("cancel", (event) => { event.preventDefault(); close(); });
     document.body.append(node);
@@ -406,30 +407,30 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
     return close;
   }
 
-  // The jack's wish: four large suit buttons in their colours, whatever the number of jacks; the extra
-  // jacks laid on a last card (house) are a small control of their own above them.
+  // The jack's wish: four large suit buttons in their colours, whatever the number of jacks in the hand.
+  // Going out with extra jacks laid on the last one (house: no wish, the others' points multiplied) is a
+  // small control of its own below them.
   function wishChooser(card, options) {
-    const most = Math.max(...options.map((option) => option.cards.length - 1));
-    const extra = most > 0 ? h("select", { id: "extra-jacks", name: "extra_jacks" },
-      Array.from({ length: most + 1 }, (_, n) => h("option", { value: n }, String(n)))) : null;
-    const chosen = (suit) => {
-      const count = extra ? Number(extra.value) : 0;
-      return options.find((option) => option.wish === suit && option.cards.length - 1 === count)
-        || options.find((option) => option.wish === suit);
-    };
+    const wishes = options.filter((option) => option.wish !== undefined);
+    const finals = options.filter((option) => option.wish === undefined);
     dialog(t("game.choose.wish"),
-      extra ? h("div", { class: "extra-jacks" }, h("label", { for: "extra-jacks" }, t("game.jacks.extra")), extra,
-        h("p", { class: "muted" }, t("game.jacks.help"))) : null,
       (close) => h("div", { class: "suits", role: "group", "aria-label": t("game.choose.wish") },
-        SUITS.filter((suit) => options.some((option) => option.wish === suit)).map((suit) =>
+        SUITS.filter((suit) => wishes.some((option) => option.wish === suit)).map((suit) =>
           h("button", { type: "button", class: `suit-button suit-${suit}`, "data-suit": suit,
-            onclick: () => { const option = chosen(suit); close(); send(firstNames(option)); } },
-          h("span", { class: "sign", "aria-hidden": "true" }, suitSign(suit)), h("span", {}, suitName(suit))))));
+            onclick: () => { close(); send(firstNames(wishes.find((option) => option.wish === suit))); } },
+          h("span", { class: "sign", "aria-hidden": "true" }, suitSign(suit)), h("span", {}, suitName(suit))))),
+      finals.length ? (close) => h("div", { class: "extra-jacks", role: "group", "aria-labelledby": "extra-jacks-title" },
+        h("h3", { id: "extra-jacks-title" }, t("game.jacks.extra")),
+        finals.map((option) => h("button", { type: "button", class: "extra-jacks-go", "data-extra": option.cards.length - 1,
+          onclick: () => { close(); send(firstNames(option)); } },
+        t("game.jacks.go", { cards: cardsText(option.cards.slice(1)), m: option.cards.length }))),
+        h("p", { class: "muted" }, t("game.jacks.help"))) : null);
   }
 
-  // A wish with extra jacks: every option wishes, names no seat and lays only jacks after its first card.
-  const jackOnly = (option) => option.wish !== undefined && option.target === undefined && !namesOf(option).length
-    && option.cards.slice(1).every((extra) => /^J[CSHD]$/.test(extra));
+  // A jack's ways: a wish with this jack alone, or going out with only jacks laid on it.
+  const jackOnly = (option) => option.target === undefined && !namesOf(option).length
+    && (option.wish !== undefined ? option.cards.length === 1 : option.cards.length > 1
+      && option.cards.every((one) => /^J[CSHD]$/.test(one)));
 
   // How to play under this table's rule set, from its options: reachable from the table at any time.
   function helpDialog() {
@@ -455,7 +456,7 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
       options.king_of_diamonds_hermann ? t("help.hermann") : null].filter(Boolean);
     const node = h("dialog", { class: "chooser help", id: "help", "aria-labelledby": "help-title" });
     const close = () => { node.close(); node.remove(); };
-    node.append(h("h2", { id: "help-title" }, t("help.title", { rules: t(`rules.${rules}`) })),
+    fill(node, h("h2", { id: "help-title" }, t("help.title", { rules: t(`rules.${rules}`) })),
       h("ul", { class: "help-list" }, lines.map((line) => h("li", {}, line))),
       calls.length ? [h("h3", {}, t("game.calls")), h("p", {}, t("help.calls")), h("ul", { class: "help-list" }, calls.map((line) => h("li", {}, line)))]
         : h("p", {}, t("help.automau")),
@@ -471,16 +472,20 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
   const HINTED = "maumau.hinted";
   function untaught(action) {
     const taught = new Set((localStorage.getItem(HINTED) || "").split(",").filter(Boolean));
-    return (action.say || []).find((word) => !armed.has(word) && !taught.has(word)) || null;
+    return (action.say || []).filter((word) => !armed.has(word) && !taught.has(word));
   }
-  function callHint(word, action) {
+  function callHint(words, action) {
     const taught = new Set((localStorage.getItem(HINTED) || "").split(",").filter(Boolean));
-    taught.add(word);
+    for (const word of words) taught.add(word);
     localStorage.setItem(HINTED, [...taught].join(","));
-    dialog(t("hint.title", { word: t(`word.${word}`) }), h("p", {}, t(`hint.${word}`)), h("p", { class: "muted" }, t("hint.once")),
+    const said = words.map((word) => t(`word.${word}`)).join(" + ");
+    dialog(t("hint.title", { word: said }), words.map((word) => h("p", {}, t(`hint.${word}`))), h("p", { class: "muted" }, t("hint.once")),
       (close) => h("div", { class: "actions" },
-        h("button", { type: "button", class: "primary", id: "hint-say", onclick: () => { close(); armed.add(word); send(action, true); } },
-          t("hint.say", { word: t(`word.${word}`) })),
+        h("button", { type: "button", class: "primary", id: "hint-say", onclick: () => {
+          close();
+          for (const word of words) armed.add(word);
+          send(action, true);
+        } }, t("hint.say", { word: said })),
         h("button", { type: "button", id: "hint-skip", onclick: () => { close(); send(action, true); } }, t("hint.skip"))));
   }
 
@@ -543,7 +548,7 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
     const only = options.length === 1 && plain(options[0]);
     if (only && options[0].wish === undefined && options[0].target === undefined) {
       send(firstNames(options[0]));
-    } else if (options.every(jackOnly)) {
+    } else if (options.some((o) => o.wish !== undefined) && options.every(jackOnly)) {
       wishChooser(card, options);
     } else if (options.every((o) => plain(o) && o.target !== undefined && o.wish === undefined)) {
       targeting = { card, options };
