@@ -242,8 +242,12 @@ function lobbyScreen() {
   const mineList = h("ul", { class: "list", id: "my-games" });
   const openList = h("ul", { class: "list", id: "open-tables" });
   const watchList = h("ul", { class: "list", id: "running-tables" });
-  const quickSlot = h("div", { class: "slot" });
-  const challengeSlot = h("div", { class: "slot" });
+  // Every panel is there from the first paint, filled when the answers come: nothing below them jumps
+  // down when they arrive (the lobby's layout shift).
+  mineList.append(h("li", { class: "muted placeholder" }, "…"));
+  openList.append(h("li", { class: "muted" }, "…"));
+  const quickSlot = h("div", { class: "slot" }, playNow([], async () => {}));
+  const challengeSlot = h("div", { class: "slot" }, challenges([], async () => {}));
   const watchSection = section(t("lobby.running"), watchList);
   watchSection.hidden = true;
 
