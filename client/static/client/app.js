@@ -360,7 +360,8 @@ function historyScreen() {
         return h("li", { class: "row", "data-rules": rules },
           h("a", { class: "grow", href: `#/ratings/${rules}` }, t(`rules.${rules}`)),
           h("strong", {}, ratingText(rating.display_rating, rating.provisional)),
-          h("span", { class: "muted" }, rating.rounds ? t("ratings.you.line", { rating: "", n: rating.rounds }).trim() : t("ratings.unrated")));
+          h("span", { class: "muted" }, rating.rounds ? t(rating.rounds === 1 ? "ratings.you.one" : "ratings.you.line", { rating: "", n: rating.rounds }).trim()
+            : t("ratings.unrated")));
       }));
     }
     fill(box, lines.length ? roundLinks(lines) : h("p", { class: "muted" }, t("history.none")));
@@ -505,7 +506,8 @@ function ratingsScreen(rules = "classic") {
     if (ratings) {
       own = ratings.ratings[rules];
       fill(mine, h("h2", {}, t("ratings.you")), h("p", { class: "big" }, ratingText(own.display_rating, own.provisional)),
-        h("p", { class: "muted" }, own.rounds ? t("ratings.you.line", { rating: own.display_rating, n: own.rounds }) : t("ratings.you.none")),
+        h("p", { class: "muted" }, own.rounds ? t(own.rounds === 1 ? "ratings.you.one" : "ratings.you.line", { rating: own.display_rating, n: own.rounds })
+          : t("ratings.you.none")),
         own.provisional ? h("p", { class: "muted" }, t("ratings.provisional.help", { n: ratings.provisional_rounds })) : null);
     }
     const rows = Array.isArray(answer) ? answer : answer.results || [];

@@ -465,6 +465,10 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
     node.addEventListener("close", () => node.remove());
     document.body.append(node);
     node.showModal();
+    // Read from the top: the heading takes the focus (not the Close button at the end of a long text).
+    const title = node.querySelector("#help-title");
+    title.tabIndex = -1;
+    title.focus();
   }
 
   // The first time a play asks for a call the player has not armed, the client says so before it costs a
