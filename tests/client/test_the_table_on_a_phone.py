@@ -60,6 +60,9 @@ def screenshot(page: Any, name: str) -> None:
 
 
 def boxes(page: Any, selector: str) -> list[dict[str, float]]:
+    """The boxes of `selector`'s elements, once every one of them is drawn."""
+    for index in range(page.locator(selector).count()):
+        expect(page.locator(selector).nth(index)).to_be_visible()
     return page.eval_on_selector_all(selector, "nodes => nodes.map(n => { const r = n.getBoundingClientRect(); "
                                                "return {x: r.x, y: r.y, w: r.width, h: r.height}; })")
 
