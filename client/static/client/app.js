@@ -246,8 +246,8 @@ function lobbyScreen() {
   // down when they arrive (the lobby's layout shift).
   mineList.append(h("li", { class: "muted placeholder" }, "…"));
   openList.append(h("li", { class: "muted" }, "…"));
-  const quickSlot = h("div", { class: "slot" }, playNow([], async () => {}));
-  const challengeSlot = h("div", { class: "slot" }, challenges([], async () => {}));
+  const quickSlot = h("div", { class: "slot" }, playNow([], () => refresh()));
+  const challengeSlot = h("div", { class: "slot" }, challenges([], () => refresh()));
   const watchSection = section(t("lobby.running"), watchList);
   watchSection.hidden = true;
 
@@ -284,7 +284,12 @@ function lobbyScreen() {
     fill(watchList, watchable.slice(0, 20).map((table) => tableLine(table,
       h("a", { class: "button", href: `#/game/${table.current_game}` }, t("lobby.spectate")))));
     fill(quickSlot, seeks ? playNow(seeks, refresh) : null);
+    // A challenge being typed survives the panel drawn again (the first answer comes while it may be).
+    const typed = challengeSlot.querySelector("#challenge input[name=to]");
+    const typing = typed && typed.value ? { value: typed.value, focused: document.activeElement === typed } : null;
     fill(challengeSlot, received ? challenges(received, refresh) : null);
+    const again = typing && challengeSlot.querySelector("#challenge input[name=to]");
+    if (again) { again.value = typing.value; if (typing.focused) again.focus(); }
   }
 
   const rules = rulesSelect();
