@@ -244,7 +244,11 @@ function lobbyScreen() {
   const watchList = h("ul", { class: "list", id: "running-tables" });
   // Every panel is there from the first paint, filled when the answers come: nothing below them jumps
   // down when they arrive (the lobby's layout shift).
-  mineList.append(h("li", { class: "muted placeholder" }, "…"));
+  // The caller's tables are known already (GET me): a line each until their rounds are read.
+  const known = ((me && me.tables) || []).filter((table) => table.status !== "closed");
+  if (known.length) {
+    mineList.append(...known.map((table) => tableLine(table, h("a", { class: "button", href: `#/table/${table.id}` }, t("lobby.open_table")))));
+  } else mineList.append(h("li", { class: "muted placeholder" }, "…"));
   openList.append(h("li", { class: "muted" }, "…"));
   const quickSlot = h("div", { class: "slot" }, playNow([], () => refresh()));
   const challengeSlot = h("div", { class: "slot" }, challenges([], () => refresh()));
