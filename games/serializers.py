@@ -288,6 +288,14 @@ class GamePlayerSerializer(serializers.Serializer):
     absent = serializers.BooleanField()
 
 
+class RatingChangeSerializer(serializers.Serializer):
+    before = serializers.IntegerField(help_text="The rating on the familiar scale (1500 + 30 x rating) before "
+                                                "the round.")
+    after = serializers.IntegerField(help_text="The same after it.")
+    change = serializers.IntegerField(help_text="`after` - `before`.")
+    provisional = serializers.BooleanField(help_text="Still fewer rated rounds than `provisional_rounds` (10).")
+
+
 class ResultLineSerializer(serializers.Serializer):
     seat = serializers.IntegerField()
     rank = serializers.IntegerField()
@@ -299,6 +307,10 @@ class ResultLineSerializer(serializers.Serializer):
     resigned = serializers.BooleanField(required=False, help_text="Set for the player who resigned.")
     player = serializers.IntegerField()
     name = serializers.CharField()
+    rating = RatingChangeSerializer(allow_null=True, required=False,
+                                    help_text="In a finished round's view: what the round did to this player's rating "
+                                              "under its rules; null when the round was not rated (practice, "
+                                              "aborted, or over the daily limit of rated rounds together).")
 
 
 class ResultSerializer(serializers.Serializer):

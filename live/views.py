@@ -41,6 +41,7 @@ from lobby import selectors as chat
 from maumau.errors import MESSAGES, DomainError, ValidationFailed, error_body, json_busy
 from maumau.params import QUERY_INT_MAX, query_int
 from play import clocks
+from scoring import selectors as scoring_selectors
 from streams import channels
 from streams.models import Notification
 
@@ -301,7 +302,8 @@ def _game_version(game_id: int, delay: int | None) -> tuple[int, int]:
 def _game_answer(game_id: int, player: Player, invite_code: str | None) -> tuple[dict[str, Any], str]:
     game, seats, viewer = selectors.game_for_watcher(game_id=game_id, player=player, invite_code=invite_code)
     etag = selectors.game_etag(game=game, viewer=viewer, player=player)
-    return selectors.game_view_for_player(game=game, seats=seats, viewer=viewer), etag
+    view = selectors.game_view_for_player(game=game, seats=seats, viewer=viewer)
+    return scoring_selectors.view_with_rating_changes(view), etag
 
 
 def _version_from_etag(value: str) -> int | None:

@@ -36,6 +36,7 @@ from maumau.renderers import FastJSONRenderer
 from maumau.schema import ETAG, IDEMPOTENCY_KEY, IDEMPOTENT_REPLAYED, LEAGUE_MEMBERS_ONLY, errors, query_number
 from maumau.strict import validated
 from play import clocks, services
+from scoring import selectors as scoring_selectors
 
 
 def example(name: str, value: dict[str, Any], description: str = "") -> OpenApiExample:
@@ -293,6 +294,7 @@ class GameDetailApi(APIView):
         if etag in {t.strip().removeprefix("W/") for t in request.headers.get("If-None-Match", "").split(",")}:
             return Response(status=status.HTTP_304_NOT_MODIFIED, headers={"ETag": etag})
         view = selectors.game_view_for_player(game=game, seats=seats, viewer=viewer)
+        view = scoring_selectors.view_with_rating_changes(view)
         return Response(view, headers={"ETag": etag})
 
 
@@ -302,7 +304,7 @@ def _render_move(outcome: services.MoveOutcome) -> dict[str, Any]:
     reveal = game.status == "finished" and viewer is not None
     view = selectors.game_view(game, outcome.state, outcome.seats, viewer)
     view["events"] = [e for m in outcome.moves for e in engine.redact_events(m.events, viewer, reveal=reveal)]
-    return view
+    return scoring_selectors.view_with_rating_changes(view)
 
 
 @dataclass

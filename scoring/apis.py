@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -245,7 +246,9 @@ class LeaderboardApi(APIView):
         if cursor is not None:
             after = selectors.leaderboard_cursor_read(cursor, rules=rules, people_only=people_only)
         page, following = selectors.leaderboard(rules=rules, people_only=people_only, limit=limit, after=after)
-        return Response({"rules": rules, "people_only": people_only, "results": page, "next": following})
+        return Response({"rules": rules, "people_only": people_only, "results": page, "next": following,
+                         "min_rounds": settings.MAUMAU_LEADERBOARD_MIN_ROUNDS,
+                         "provisional_rounds": PROVISIONAL_ROUNDS})
 
 
 class PlayerRatingsApi(APIView):

@@ -152,17 +152,32 @@ def league_standings(*, league: League, season: int | None = None) -> list[dict[
     return _with_positions(scoring, lines)
 
 
+def _season_corrections() -> Subquery:
+    """The corrections counted in the outer season: its race steps whose entry corrects another."""
+    steps = (RaceStep.objects.filter(league_id=OuterRef("league_id"), season=OuterRef("number"),
+                                     round__corrects__isnull=False)
+             .order_by().values("league_id").annotate(n=Count("pk")).values("n"))
+    return Subquery(steps[:1])
+
+
 def league_seasons(*, league: League) -> list[dict[str, Any]]:
     """Every season of the league, oldest first (one query)."""
-    return [season_data(season) for season in Season.objects.filter(league=league).select_related("loser")]
+    seasons = Season.objects.filter(league=league).select_related("loser").annotate(corrections=_season_corrections())
+    return [season_data(season) for season in seasons]
 
 
 def season_data(season: Season) -> dict[str, Any]:
+    """A season's line. A correction is a step of the race but not a round played: `rounds` counts the
+    rounds that count (as the standings do), `corrections` the corrections among the race's `steps`."""
     loser = season.loser
+    corrections = getattr(season, "corrections", None)
+    if corrections is None:
+        corrections = RaceStep.objects.filter(league_id=season.league_id, season=season.number,
+                                              round__corrects__isnull=False).count()
     return {"number": season.number, "status": season.status, "started_at": season.started_at,
             "finished_at": season.finished_at,
             "loser": _player(loser.pk, loser.name, loser.is_bot) if loser is not None else None,
-            "rounds": season.steps}
+            "rounds": season.steps - corrections, "corrections": corrections, "steps": season.steps}
 
 
 def season_get(*, league: League, number: int) -> Season:
@@ -177,14 +192,15 @@ def league_race(*, league: League, season: int, after: int, limit: int) -> dict[
     players came with the league, `league_get(race_season=...)`)."""
     number = season
     steps = list(RaceStep.objects.filter(league_id=league.pk, season=number, step__gt=after).order_by("step")
-                 .values_list("step", "round_id", "totals")[: limit + 1])
+                 .values_list("step", "round_id", "totals", "round__corrects_id")[: limit + 1])
     more = len(steps) > limit
     steps = steps[:limit]
     return {
         "season": number,
         "limit": league.league_limit or None,
         "players": list(getattr(league, "season_players", None) or []),
-        "results": [{"round": step, "id": round_id, "totals": totals} for step, round_id, totals in steps],
+        "results": [{"round": step, "id": round_id, "totals": totals, "corrects": corrects}
+                    for step, round_id, totals, corrects in steps],
         "next": steps[-1][0] if more else None,
     }
 
@@ -465,3 +481,41 @@ def player_ratings(*, player: Any, history: int) -> dict[str, Any]:
     return {"player": _player(player.pk, player.name, player.is_bot),
             "provisional_rounds": PROVISIONAL_ROUNDS,
             "ratings": {rules: of(rules) for rules in RATING_RULES}}
+
+
+def round_rating_changes(*, game_id: int) -> dict[int, dict[str, Any]]:
+    """What a finished round did to its players' ratings, by player id (empty: the round was not rated):
+    the shown rating before and after it, the change, and whether it is still provisional. One query:
+    each player's point of this round and the point before it under the same rules (the history index)."""
+    earlier = RatingPoint.objects.filter(player_id=OuterRef("player_id"), rules=OuterRef("rules"),
+                                         round_id__lt=OuterRef("round_id"))
+    rows = (
+        RatingPoint.objects.filter(round__game_id=game_id)
+        .annotate(before=Subquery(earlier.order_by("-round_id").values("rating")[:1]),
+                  earlier_rounds=Coalesce(Subquery(earlier.order_by().values("player_id")
+                                                   .annotate(n=Count("pk")).values("n")[:1]), 0))
+        .values_list("player_id", "rating", "before", "earlier_rounds")
+    )
+    changes = {}
+    for player_id, after, before, earlier_rounds in rows:
+        shown_before = familiar_rating(INITIAL_RATING if before is None else before)
+        shown_after = familiar_rating(after)
+        changes[player_id] = {"before": shown_before, "after": shown_after, "change": shown_after - shown_before,
+                              "provisional": earlier_rounds + 1 < PROVISIONAL_ROUNDS}
+    return changes
+
+
+def view_with_rating_changes(view: dict[str, Any]) -> dict[str, Any]:
+    """A round's view (``games.selectors.game_view``) with, once it is finished, each result line's rating
+    change (`rating`): scoring keeps the ratings, the games layer that draws the view cannot read them."""
+    result = view.get("result")
+    if view.get("status") != "finished" or not result:
+        return view
+    if view.get("practice"):  # never rated: no query
+        for line in result.get("players", []):
+            line["rating"] = None
+        return view
+    changes = round_rating_changes(game_id=view["id"])
+    for line in result.get("players", []):
+        line["rating"] = changes.get(line["player"])
+    return view

@@ -204,6 +204,9 @@ class LeaderboardLine(serializers.Serializer):
 class LeaderboardOutput(serializers.Serializer):
     rules = serializers.ChoiceField(choices=RULE_SETS)
     people_only = serializers.BooleanField()
+    min_rounds = serializers.IntegerField(help_text="A player is listed from this many rated rounds under the rule "
+                                          "set on (`MAUMAU_LEADERBOARD_MIN_ROUNDS`): a newer one is not yet.")
+    provisional_rounds = serializers.IntegerField(help_text="A rating is provisional below this many rated rounds.")
     results = LeaderboardLine(many=True)
     next = serializers.CharField(allow_null=True, help_text="Pass as `after` for the next page; null on the last.")
 
@@ -279,7 +282,10 @@ class SeasonOutput(serializers.Serializer):
     started_at = serializers.DateTimeField()
     finished_at = serializers.DateTimeField(allow_null=True)
     loser = PlayerRef(allow_null=True, help_text="Who reached the limit (or resigned it): lost the season.")
-    rounds = serializers.IntegerField(help_text="Counted rounds (steps of the race), corrections included.")
+    rounds = serializers.IntegerField(help_text="Rounds played (or recorded) that count, as the standings count "
+                                      "them: a correction replaces a round, it is not one more.")
+    corrections = serializers.IntegerField(help_text="Corrections that count: each is a step of the race.")
+    steps = serializers.IntegerField(help_text="Steps of the race: `rounds` + `corrections`.")
 
 
 class SeasonsOutput(serializers.Serializer):
@@ -365,6 +371,8 @@ class RaceStepOutput(serializers.Serializer):
     round = serializers.IntegerField(help_text="The step: the season's k-th counted round (or correction).")
     id = serializers.IntegerField(help_text="The round (or correcting entry) counted at this step.")
     totals = serializers.DictField(child=serializers.IntegerField(), help_text="Points per player id after it.")
+    corrects = serializers.IntegerField(allow_null=True, help_text="Set when the step is a correction: the entry "
+                                        "it corrects (a step of the race, not a round played); null for a round.")
 
 
 class RaceOutput(serializers.Serializer):

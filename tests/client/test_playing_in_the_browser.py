@@ -182,13 +182,17 @@ def test_two_browsers_play_a_house_round_with_a_wish_a_mau_call_and_a_forgotten_
         page.wait_for_url(re.compile(r"#/game/\d+$"))
         expect(page.locator("#hand .hand-card")).to_have_count(3)
 
-    def play(page: Any, card: str, *, words: tuple[str, ...] = (), choice: str | None = None) -> None:
+    def play(page: Any, card: str, *, words: tuple[str, ...] = (), choice: str | None = None,
+             untold: str | None = None) -> None:
         expect(page.locator("#turn.yours")).to_be_visible()  # the page has the move before this one
         version = game_version(page)
         for word in words:
             page.locator(f".call[data-word='{word}']").click()
             expect(page.locator(f".call[data-word='{word}']")).to_have_attribute("aria-pressed", "true")
         page.locator(f".hand-card[data-card='{card}']").click()
+        if untold:  # the first play that asks for a call not armed explains it once, before it costs a card
+            expect(page.locator("dialog.chooser")).to_contain_text(untold)
+            page.locator("#hint-skip").click()
         if choice:
             page.locator(f"dialog.chooser .suit-button[data-suit='{choice}']").click()
         wait_for_version_past(page, version)
@@ -201,7 +205,7 @@ def test_two_browsers_play_a_house_round_with_a_wish_a_mau_call_and_a_forgotten_
     play(bob, "6D")
     play(ada, "4D", words=("mau",))
     expect(bob.locator("#moves")).to_contain_text("Ada says “Mau!”")
-    play(bob, "5D")
+    play(bob, "5D", untold="Say “Mau”")
     expect(ada.locator("#seats [data-seat='1'] .count")).to_have_text("1 Karte")
     expect(ada.locator("#turn.yours")).to_be_visible()
     version = game_version(ada)
@@ -707,7 +711,8 @@ def test_a_scorekeeper_corrects_a_counted_round_on_the_sheet_and_the_confirmed_c
     expect(page.locator("#sheet-title")).to_have_text("Record a round")
     rows = page.locator("#league-rounds li.round")
     expect(rows).to_have_count(2)
-    expect(rows.nth(1)).to_contain_text("corrects round 1")
+    # A correction is not a round of its own: it carries the number of the round it corrects.
+    expect(rows.nth(1)).to_contain_text("Correction of round 1")
     expect(jonas_row).to_contain_text("46")  # until the correction counts
 
     # Jonas confirms it elsewhere: Mara's open page shows the correction counted and round 1 corrected.
@@ -718,16 +723,18 @@ def test_a_scorekeeper_corrects_a_counted_round_on_the_sheet_and_the_confirmed_c
     expect(rows.nth(0)).to_have_attribute("data-status", "corrected")
     expect(rows.nth(1)).to_have_attribute("data-status", "counted")
     expect(jonas_row).to_contain_text("30")
-    expect(page.get_by_role("button", name="Correct round 1")).to_have_count(0)  # it no longer stands
-    expect(page.get_by_role("button", name="Correct round 2")).to_have_count(1)
+    expect(rows.nth(0).get_by_role("button", name="Correct round 1")).to_have_count(0)  # it no longer stands
+    expect(rows.nth(1).get_by_role("button", name="Correct round 1")).to_have_count(1)  # the correction does
+    expect(page.locator("#seasons")).to_contain_text("rounds: 1 · corrections: 1")
+    expect(page.locator("#counts-help")).to_be_visible()
     screenshot(page, "league-sheet-corrected-desktop")
     page.set_viewport_size(PHONE)
     page.reload()
     expect(rows.nth(0)).to_have_attribute("data-status", "corrected")
     screenshot(page, "league-sheet-corrected-phone")
-    page.get_by_role("button", name="Correct round 2").click()
+    rows.nth(1).get_by_role("button", name="Correct round 1").click()
     expect(page.locator("#sheet-title")).to_be_focused()
     screenshot(page, "league-sheet-correcting-phone")
     page.get_by_role("button", name="Cancel the correction").click()
-    expect(page.get_by_role("button", name="Correct round 2")).to_be_focused()
+    expect(rows.nth(1).get_by_role("button", name="Correct round 1")).to_be_focused()
     expect(page.locator("#sheet-title")).to_have_text("Record a round")

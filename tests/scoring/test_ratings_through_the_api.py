@@ -20,8 +20,9 @@ HANDS, STARTER = [["5H"], ["X1"]], "5C"  # house: the host goes out with the fir
 #: statement that counts the round's bot turns and creates and locks the rating rows takes the place of
 #: the look-up for a result already recorded, which it also checks. Its writes (one UPDATE of the
 #: ratings, one INSERT of the history points) join the move's last statement on PostgreSQL, taking the
-#: result's id from its RETURNING; SQLite runs them one by one.
-RATED_ROUND_END_QUERIES = 9 if connection.vendor == "postgresql" else 13 + 2
+#: result's id from its RETURNING; SQLite runs them one by one. The answer, a finished round's view, reads
+#: what the round did to each rating (one query: scoring.selectors.round_rating_changes).
+RATED_ROUND_END_QUERIES = (9 if connection.vendor == "postgresql" else 13 + 2) + 1
 #: Token+user+player, then the page (the cursor carries the position: no count, no look-up).
 LEADERBOARD_QUERIES = 2
 #: Token+user+player, the player, their ratings, their history points (one windowed query).
@@ -127,3 +128,38 @@ def test_every_rating_reads_on_the_familiar_scale_beside_mu_and_sigma(make_playe
     assert winner["display_rating"] > loser["display_rating"]
     point = host.get(f"/api/v1/players/{host.player_id}/ratings").json()["ratings"]["house"]["history"][-1]
     assert point["display_rating"] == round(1500 + 30 * point["rating"])
+
+
+def test_a_rated_rounds_result_says_what_it_did_to_each_players_rating(make_player, monkeypatch, settings):
+    settings.MAUMAU_LEADERBOARD_MIN_ROUNDS = 3
+    table, host, guest = rigged_house_table(make_player, monkeypatch)
+    answers = []
+    for _number in range(2):
+        game = host.post(f"/api/v1/tables/{table['id']}/rounds", {}, format="json").json()
+        answers.append(act(host, game["id"], going_out(game)).json())
+    moved = {line["player"]: line["rating"] for line in answers[1]["result"]["players"]}
+    read = {line["player"]: line["rating"] for line in view(guest, answers[1]["id"])["result"]["players"]}
+    assert moved == read
+    first = {line["player"]: line["rating"] for line in answers[0]["result"]["players"]}
+    for player in (host.player_id, guest.player_id):
+        assert first[player]["before"] == 1500
+        assert moved[player]["before"] == first[player]["after"]
+        assert moved[player]["change"] == moved[player]["after"] - moved[player]["before"]
+        assert moved[player]["provisional"] is True
+    assert first[host.player_id]["change"] > 0 > first[guest.player_id]["change"]
+    ratings = host.get(f"/api/v1/players/{host.player_id}/ratings").json()["ratings"]["house"]
+    assert moved[host.player_id]["after"] == ratings["display_rating"]
+    board = host.get("/api/v1/ratings/house").json()
+    assert (board["results"], board["min_rounds"], board["provisional_rounds"]) == ([], 3, 10)
+
+
+def test_a_practice_rounds_result_has_no_rating_change(make_player):
+    host, guest = make_player("Ada"), make_player("Bert")
+    table = host.post("/api/v1/tables", {"rules": "house", "max_players": 2}, format="json").json()
+    assert guest.post(f"/api/v1/tables/{table['id']}/join", format="json").status_code == 200
+    stock = [card for card in build_deck("french52", 3) if card not in {"5H", "X1", STARTER}]
+    setup = {"hands": HANDS, "starter": STARTER, "stock": stock, "first": 0}
+    game = host.post(f"/api/v1/tables/{table['id']}/rounds", {"setup": setup}, format="json").json()
+    finished = act(host, game["id"], going_out(game)).json()
+    assert finished["status"] == "finished"
+    assert [line["rating"] for line in finished["result"]["players"]] == [None, None]

@@ -254,8 +254,16 @@ function lobbyScreen() {
   const mineList = h("ul", { class: "list", id: "my-games" });
   const openList = h("ul", { class: "list", id: "open-tables" });
   const watchList = h("ul", { class: "list", id: "running-tables" });
-  const quickSlot = h("div", { class: "slot" });
-  const challengeSlot = h("div", { class: "slot" });
+  // Every panel is there from the first paint, filled when the answers come: nothing below them jumps
+  // down when they arrive (the lobby's layout shift).
+  // The caller's tables are known already (GET me): a line each until their rounds are read.
+  const known = ((me && me.tables) || []).filter((table) => table.status !== "closed");
+  if (known.length) {
+    mineList.append(...known.map((table) => tableLine(table, h("a", { class: "button", href: `#/table/${table.id}` }, t("lobby.open_table")))));
+  } else mineList.append(h("li", { class: "muted placeholder" }, "…"));
+  openList.append(h("li", { class: "muted" }, "…"));
+  const quickSlot = h("div", { class: "slot" }, playNow([], () => refresh()));
+  const challengeSlot = h("div", { class: "slot" }, challenges([], () => refresh()));
   const watchSection = section(t("lobby.running"), watchList);
   watchSection.hidden = true;
   const savedNote = h("p", { class: "muted saved-at", id: "saved-at", hidden: true });
@@ -306,7 +314,12 @@ function lobbyScreen() {
     fill(watchList, watchable.slice(0, 20).map((table) => tableLine(table,
       h("a", { class: "button", href: `#/game/${table.current_game}` }, t("lobby.spectate")))));
     fill(quickSlot, seeks ? playNow(seeks, refresh) : null);
+    // A challenge being typed survives the panel drawn again (the first answer comes while it may be).
+    const typed = challengeSlot.querySelector("#challenge input[name=to]");
+    const typing = typed && typed.value ? { value: typed.value, focused: document.activeElement === typed } : null;
     fill(challengeSlot, received ? challenges(received, refresh) : null);
+    const again = typing && challengeSlot.querySelector("#challenge input[name=to]");
+    if (again) { again.value = typing.value; if (typing.focused) again.focus(); }
   }
 
   const rules = rulesSelect();
@@ -370,9 +383,22 @@ export function roundLinks(lines) {
 
 function historyScreen() {
   const box = h("div", {}, h("p", { class: "muted" }, "…"));
-  fill(main, h("h1", {}, t("nav.history")), box);
+  const ratings = h("section", { class: "panel", id: "my-ratings", "aria-labelledby": "my-ratings-title" },
+    h("h2", { id: "my-ratings-title" }, t("ratings.yours")),
+    h("ul", { class: "list" }, RULES.map((rules) => h("li", { class: "row" }, h("span", { class: "grow" }, t(`rules.${rules}`)), "…"))));
+  fill(main, h("h1", {}, t("nav.history")), ratings, box);
   attempt(async () => {
-    const lines = await finishedRounds();
+    const [lines, mine] = await Promise.all([finishedRounds(), myRatings()]);
+    if (mine) {
+      fill(ratings.querySelector("ul"), RULES.map((rules) => {
+        const rating = mine.ratings[rules];
+        return h("li", { class: "row", "data-rules": rules },
+          h("a", { class: "grow", href: `#/ratings/${rules}` }, t(`rules.${rules}`)),
+          h("strong", {}, ratingText(rating.display_rating, rating.provisional)),
+          h("span", { class: "muted" }, rating.rounds ? t(rating.rounds === 1 ? "ratings.you.one" : "ratings.you.line", { rating: "", n: rating.rounds }).trim()
+            : t("ratings.unrated")));
+      }));
+    }
     fill(box, lines.length ? roundLinks(lines) : h("p", { class: "muted" }, t("history.none")));
   });
   return () => {};
@@ -514,12 +540,25 @@ function tableScreen(id, code = null) {
 
 // --- league standings and ratings ---------------------------------------------------------------
 
+// A rating as the client shows it: the familiar number, marked provisional below `provisional_rounds`.
+export function ratingText(value, provisional) {
+  return [String(value), provisional ? h("span", { class: "badge" }, t("ratings.provisional")) : null];
+}
+
+// The caller's own ratings (GET players/{id}/ratings): one rule set's, or none when it cannot be read.
+async function myRatings() {
+  if (!me) return null;
+  return optional(`players/${me.id}/ratings?history=0`).catch(() => null);
+}
+
 function ratingsScreen(rules = "classic") {
   let alive = true;
   let peopleOnly = localStorage.getItem("maumau.people_only") !== "false";
   const body = h("tbody", {});
   const more = h("button", { type: "button", hidden: true }, "…");
-  const note = h("p", { class: "muted" });
+  const note = h("p", { class: "muted", id: "leaderboard-note" });
+  const mine = h("div", { class: "panel", id: "my-rating", "aria-live": "polite" },
+    h("h2", {}, t("ratings.you")), h("p", { class: "muted" }, "…"));
   const people = h("input", { type: "checkbox", checked: peopleOnly, onchange: () => {
     peopleOnly = people.checked;
     localStorage.setItem("maumau.people_only", String(peopleOnly));
@@ -528,29 +567,57 @@ function ratingsScreen(rules = "classic") {
   } });
   const picker = h("div", { class: "tabs", role: "tablist" }, RULES.map((name) => h("a", {
     href: `#/ratings/${name}`, role: "tab", "aria-selected": String(name === rules) }, t(`rules.${name}`))));
+  let own = null;    // the caller's rating under these rules
+  let listed = false;  // whether the caller's line is on the pages read so far
+
+  function line(row, position) {
+    return h("tr", { class: me && row.player.id === me.id ? "yours" : null },
+      h("td", {}, position), h("td", {}, row.player.name),
+      h("td", { title: `μ ${row.mu.toFixed(1)} · σ ${row.sigma.toFixed(1)}` }, ratingText(row.display_rating, row.provisional)),
+      h("td", {}, row.rounds));
+  }
+
+  // Not on the board (yet): the caller's own line below it, with the reason.
+  function ownLine(answer) {
+    for (const node of body.querySelectorAll("tr.own")) node.remove();
+    if (!own || listed || !me) return;
+    const row = line({ player: { id: me.id, name: me.name }, mu: own.mu, sigma: own.sigma, display_rating: own.display_rating,
+      provisional: own.provisional, rounds: own.rounds }, "—");
+    row.classList.add("own");
+    body.append(row);
+    if (answer && own.rounds < answer.min_rounds) note.textContent = t("ratings.notyet", { min: answer.min_rounds, n: own.rounds });
+  }
 
   async function page(after) {
     const query = `people_only=${peopleOnly}${after ? `&after=${encodeURIComponent(after)}` : ""}`;
-    const answer = await optional(`ratings/${rules}?${query}`);
+    const [answer, ratings] = await Promise.all([optional(`ratings/${rules}?${query}`), after ? null : myRatings()]);
     if (!alive) return;
     if (answer === null) { note.textContent = "—"; return; }
+    if (ratings) {
+      own = ratings.ratings[rules];
+      fill(mine, h("h2", {}, t("ratings.you")), h("p", { class: "big" }, ratingText(own.display_rating, own.provisional)),
+        h("p", { class: "muted" }, own.rounds ? t(own.rounds === 1 ? "ratings.you.one" : "ratings.you.line", { rating: own.display_rating, n: own.rounds })
+          : t("ratings.you.none")),
+        own.provisional ? h("p", { class: "muted" }, t("ratings.provisional.help", { n: ratings.provisional_rounds })) : null);
+    }
     const rows = Array.isArray(answer) ? answer : answer.results || [];
-    const start = body.children.length;
-    body.append(...rows.map((row, index) => h("tr", { class: me && row.player.id === me.id ? "yours" : null },
-      h("td", {}, row.position || start + index + 1), h("td", {}, row.player.name),
-      h("td", { title: `μ ${row.mu.toFixed(1)} · σ ${row.sigma.toFixed(1)}` }, row.display_rating ?? Math.round(1500 + 30 * row.rating),
-        row.provisional ? h("span", { class: "badge" }, t("ratings.provisional")) : null),
-      h("td", {}, row.rounds))));
+    const start = body.querySelectorAll("tr:not(.own)").length;
+    if (!after) listed = false;
+    listed = listed || rows.some((row) => me && row.player.id === me.id);
+    for (const node of body.querySelectorAll("tr.own")) node.remove();
+    body.append(...rows.map((row, index) => line(row, row.position || start + index + 1)));
+    note.textContent = !start && !rows.length ? t("ratings.empty", { min: answer.min_rounds ?? 10 }) : "";
+    ownLine(answer);
     more.hidden = !answer.next;
     more.onclick = () => attempt(() => page(answer.next));
   }
 
-  fill(main, h("h1", {}, t("ratings.title")), picker,
+  fill(main, h("h1", {}, t("ratings.title")), picker, mine,
     h("label", { class: "check" }, people, ` ${t("ratings.people")}`),
     h("div", { class: "scroll" }, h("table", { class: "scores", id: "leaderboard" },
       h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("score.position")), h("th", { scope: "col" }, t("score.player")),
         h("th", { scope: "col" }, t("ratings.rating")), h("th", { scope: "col" }, t("score.rounds")))), body)),
-    more, note);
+    note, more);
   attempt(() => page(null));
   return () => { alive = false; };
 }

@@ -358,8 +358,9 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
 
   // --- acting -------------------------------------------------------------------------------
 
-  async function send(action) {
+  async function send(action, hinted = false) {
     targeting = null;
+    if (action.type === "play" && !hinted && untaught(action).length) { callHint(untaught(action), action); return; }
     const body = { ...action, expected_version: view.version };
     delete body.as_choices;
     if (body.type === "play") {
@@ -398,7 +399,8 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
   function dialog(title, ...body) {
     const node = h("dialog", { class: "chooser", "aria-labelledby": "chooser-title" });
     const close = () => { node.close(); node.remove(); };
-    node.append(h("h2", { id: "chooser-title" }, title), ...body.map((part) => (typeof part === "function" ? part(close) : part)),
+    node.append(h("h2", { id: "chooser-title" }, title), ...body.map((part) => (typeof part === "function" ? part(close) : part))
+      .flat(Infinity).filter((part) => part !== null && part !== undefined && part !== false),
       h("button", { type: "button", class: "quiet", onclick: close }, t("game.cancel")));
     node.addEventListener("cancel", (event) => { event.preventDefault(); close(); });
     document.body.append(node);
@@ -406,13 +408,90 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
     return close;
   }
 
-  // The jack's wish: four large suit buttons in their colours.
+  // The jack's wish: four large suit buttons in their colours, whatever the number of jacks in the hand.
+  // Going out with extra jacks laid on the last one (house: no wish, the others' points multiplied) is a
+  // small control of its own below them.
   function wishChooser(card, options) {
-    dialog(t("game.choose.wish"), (close) => h("div", { class: "suits", role: "group", "aria-label": t("game.choose.wish") },
-      SUITS.map((suit) => options.find((option) => option.wish === suit)).filter(Boolean).map((option) =>
-        h("button", { type: "button", class: `suit-button suit-${option.wish}`, "data-suit": option.wish,
+    const wishes = options.filter((option) => option.wish !== undefined);
+    const finals = options.filter((option) => option.wish === undefined);
+    dialog(t("game.choose.wish"),
+      (close) => h("div", { class: "suits", role: "group", "aria-label": t("game.choose.wish") },
+        SUITS.filter((suit) => wishes.some((option) => option.wish === suit)).map((suit) =>
+          h("button", { type: "button", class: `suit-button suit-${suit}`, "data-suit": suit,
+            onclick: () => { close(); send(firstNames(wishes.find((option) => option.wish === suit))); } },
+          h("span", { class: "sign", "aria-hidden": "true" }, suitSign(suit)), h("span", {}, suitName(suit))))),
+      finals.length ? (close) => h("div", { class: "extra-jacks", role: "group", "aria-labelledby": "extra-jacks-title" },
+        h("h3", { id: "extra-jacks-title" }, t("game.jacks.extra")),
+        finals.map((option) => h("button", { type: "button", class: "extra-jacks-go", "data-extra": option.cards.length - 1,
           onclick: () => { close(); send(firstNames(option)); } },
-        h("span", { class: "sign", "aria-hidden": "true" }, suitSign(option.wish)), h("span", {}, suitName(option.wish))))));
+        t("game.jacks.go", { cards: cardsText(option.cards.slice(1)), m: option.cards.length }))),
+        h("p", { class: "muted" }, t("game.jacks.help"))) : null);
+  }
+
+  // A jack's ways: a wish with this jack alone, or going out with only jacks laid on it.
+  const jackOnly = (option) => option.target === undefined && !namesOf(option).length
+    && (option.wish !== undefined ? option.cards.length === 1 : option.cards.length > 1
+      && option.cards.every((one) => /^J[CSHD]$/.test(one)));
+
+  // How to play under this table's rule set, from its options: reachable from the table at any time.
+  function helpDialog() {
+    const options = (table && table.options) || {};
+    const rules = (table && table.rules) || "classic";
+    const clock = options.turn_seconds;
+    const lines = [
+      t("help.basic"),
+      options.seven_draws ? t("help.seven") : null,
+      options.eight_skips ? t("help.eight") : null,
+      options.nine_skips_second ? t("help.nine") : null,
+      options.nine_reverses ? t("help.nine.reverses") : null,
+      options.ten_reverses ? t("help.ten") : null,
+      options.jack_wild ? t("help.jack") : null,
+      options.ace_needs_cover ? t("help.ace") : null,
+      options.ace_skips ? t("help.ace.skips") : null,
+      options.queen_of_hearts_swap ? t("help.queen") : null,
+      options.joker && options.jokers ? t("help.joker") : null,
+      options.final_jacks ? t("help.finaljacks") : null,
+      clock ? t("help.clock", { s: duration(clock) }) : null,
+    ].filter(Boolean);
+    const calls = [options.pik_call ? t("help.pik") : null, options.announcements ? t("help.mau") : null,
+      options.king_of_diamonds_hermann ? t("help.hermann") : null].filter(Boolean);
+    const node = h("dialog", { class: "chooser help", id: "help", "aria-labelledby": "help-title" });
+    const close = () => { node.close(); node.remove(); };
+    fill(node, h("h2", { id: "help-title" }, t("help.title", { rules: t(`rules.${rules}`) })),
+      h("ul", { class: "help-list" }, lines.map((line) => h("li", {}, line))),
+      calls.length ? [h("h3", {}, t("game.calls")), h("p", {}, t("help.calls")), h("ul", { class: "help-list" }, calls.map((line) => h("li", {}, line)))]
+        : h("p", {}, t("help.automau")),
+      h("button", { type: "button", class: "primary", onclick: close }, t("help.close")));
+    node.addEventListener("cancel", (event) => { event.preventDefault(); close(); });
+    node.addEventListener("close", () => node.remove());
+    document.body.append(node);
+    node.showModal();
+    // Read from the top: the heading takes the focus (not the Close button at the end of a long text).
+    const title = node.querySelector("#help-title");
+    title.tabIndex = -1;
+    title.focus();
+  }
+
+  // The first time a play asks for a call the player has not armed, the client says so before it costs a
+  // card: once per call and browser, in every round alike (it explains the rule; it never says the call).
+  const HINTED = "maumau.hinted";
+  function untaught(action) {
+    const taught = new Set((localStorage.getItem(HINTED) || "").split(",").filter(Boolean));
+    return (action.say || []).filter((word) => !armed.has(word) && !taught.has(word));
+  }
+  function callHint(words, action) {
+    const taught = new Set((localStorage.getItem(HINTED) || "").split(",").filter(Boolean));
+    for (const word of words) taught.add(word);
+    localStorage.setItem(HINTED, [...taught].join(","));
+    const said = words.map((word) => t(`word.${word}`)).join(" + ");
+    dialog(t("hint.title", { word: said }), words.map((word) => h("p", {}, t(`hint.${word}`))), h("p", { class: "muted" }, t("hint.once")),
+      (close) => h("div", { class: "actions" },
+        h("button", { type: "button", class: "primary", id: "hint-say", onclick: () => {
+          close();
+          for (const word of words) armed.add(word);
+          send(action, true);
+        } }, t("hint.say", { word: said })),
+        h("button", { type: "button", id: "hint-skip", onclick: () => { close(); send(action, true); } }, t("hint.skip"))));
   }
 
   // A joker's name: its suit, then its rank, from the names the rules allow.
@@ -474,7 +553,7 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
     const only = options.length === 1 && plain(options[0]);
     if (only && options[0].wish === undefined && options[0].target === undefined) {
       send(firstNames(options[0]));
-    } else if (options.every((o) => plain(o) && o.wish !== undefined && o.target === undefined)) {
+    } else if (options.some((o) => o.wish !== undefined) && options.every(jackOnly)) {
       wishChooser(card, options);
     } else if (options.every((o) => plain(o) && o.target !== undefined && o.wish === undefined)) {
       targeting = { card, options };
@@ -557,6 +636,29 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
     return { x: 50 + 41 * Math.cos(angle), y: 50 - 38 * Math.sin(angle) + (count > 4 ? 6 : 4), bottom: false };
   }
 
+  // A name that fits a seat on a phone: a bot's "(basic)" goes (its badge says bot), then a long name
+  // keeps its first word, else it is cut with an ellipsis. The full name is the seat's accessible name
+  // and its tooltip, and a tap on the name shows it.
+  function shortName(name) {
+    const most = 12;
+    let short = name.length > most ? name.replace(/\s*\([^)]*\)\s*$/, "") : name;
+    if (short.length > most) {
+      const first = short.split(/\s+/)[0];
+      short = first.length >= 3 && first.length <= most ? first : `${short.slice(0, most - 1)}…`;
+    }
+    return short;
+  }
+
+  function nameNode(player, online) {
+    const short = shortName(player.name);
+    const shortened = short !== player.name;
+    return h("span", { class: "name", title: player.name,
+      onclick: shortened && !targeting ? () => toast(player.name) : null },
+    shortened ? [h("span", { "aria-hidden": "true" }, short), h("span", { class: "sr-only" }, player.name)] : player.name,
+    online === null ? null : h("span", { class: `presence ${online ? "on" : "off"}`, title: online ? t("game.online") : t("game.offline") },
+      h("span", { class: "sr-only" }, online ? t("game.online") : t("game.offline"))));
+  }
+
   function seatNode(player) {
     const count = view.players.length;
     const place = placeOf(player.seat, count);
@@ -572,15 +674,16 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
       "data-seat": player.seat, style: `left:${place.x.toFixed(1)}%;top:${place.y.toFixed(1)}%`,
       "aria-current": turn ? "true" : null,
     };
+    // Every seat has the same lines whoever's turn it is (the clock's line stays, empty): nothing moves
+    // when the turn passes.
     const parts = [
-      h("span", { class: "name" }, player.name,
-        online === null ? null : h("span", { class: `presence ${online ? "on" : "off"}`, title: online ? t("game.online") : t("game.offline") },
-          h("span", { class: "sr-only" }, online ? t("game.online") : t("game.offline")))),
+      nameNode(player, online),
       backs,
-      h("span", { class: "count", "data-count": cards }, cards === 1 ? t("game.card") : t("game.cards", { n: cards })),
-      player.bot || player.bot_controlled ? h("span", { class: "badge" }, t("game.bot")) : null,
-      player.owes && player.owes.length ? h("span", { class: "badge warn" }, t("game.owes")) : null,
-      turn ? h("span", { id: "deadline", class: "deadline", "aria-live": "off" }) : null,
+      h("span", { class: "meta" },
+        h("span", { class: "count", "data-count": cards }, cards === 1 ? t("game.card") : t("game.cards", { n: cards })),
+        player.bot || player.bot_controlled ? h("span", { class: "badge" }, t("game.bot")) : null,
+        player.owes && player.owes.length ? h("span", { class: "badge warn" }, t("game.owes")) : null),
+      h("span", { id: turn ? "deadline" : null, class: "deadline", "aria-live": "off" }),
     ];
     if (target) {
       return h("li", attrs, h("button", { type: "button", class: "seat-pick", "aria-label": `${t("game.choose.target")} ${player.name}`,
@@ -623,6 +726,9 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
     const points = scoring() !== "wins";
     const multiplier = scoring() === "points" && result.multiplier > 1;
     const lines = [...result.players].sort((a, b) => a.rank - b.rank || a.seat - b.seat);
+    const rated = result.players.some((row) => row.rating);
+    const signed = (n) => (n > 0 ? `+${n}` : n < 0 ? `−${-n}` : "±0");
+    const myRating = mine && mine.rating;
     return h("section", { class: "result-card", id: "result-card", "aria-labelledby": "result-title" },
       h("h2", { id: "result-title" }, t("game.over")),
       mine ? h("p", { class: `place${mine.rank === 1 ? " first" : ""}`, id: "place" },
@@ -630,14 +736,20 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
       h("p", { class: "winner" }, result.winner === null || result.winner === undefined
         ? t("game.nowinner") : t("game.winner", { name: nameOf(result.winner) })),
       multiplier ? h("p", { class: "multiplier", id: "multiplier" }, t("game.multiplier", { n: result.multiplier })) : null,
+      myRating ? h("p", { class: `rating-change${myRating.change >= 0 ? " up" : " down"}`, id: "rating-change" },
+        t("game.rating.yours", { before: myRating.before, after: myRating.after, change: signed(myRating.change) }),
+        myRating.provisional ? h("span", { class: "badge" }, t("ratings.provisional")) : null)
+        : mine && !view.practice && "rating" in mine ? h("p", { class: "muted", id: "rating-change" }, t("game.rating.none")) : null,
       h("div", { class: "scroll" }, h("table", { class: "scores", id: "result" },
         h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("game.rank")), h("th", { scope: "col" }, t("score.player")),
           h("th", { scope: "col" }, t("game.left")), points ? h("th", { scope: "col" }, t("score.points")) : null,
-          multiplier ? h("th", { scope: "col" }, t("game.times")) : null)),
+          multiplier ? h("th", { scope: "col" }, t("game.times")) : null, rated ? h("th", { scope: "col" }, t("game.rating")) : null)),
         h("tbody", {}, lines.map((row) => h("tr", { class: row.seat === view.seat ? "yours" : null },
           h("td", {}, row.rank), h("td", {}, row.name || nameOf(row.seat)),
           h("td", {}, row.cards_left), points ? h("td", {}, row.points ?? row.raw_points ?? "") : null,
-          multiplier ? h("td", {}, row.multiplier > 1 ? `×${row.multiplier}` : "") : null))))),
+          multiplier ? h("td", {}, row.multiplier > 1 ? `×${row.multiplier}` : "") : null,
+          rated ? h("td", { class: "rating-cell" }, row.rating ? [`${row.rating.after} `,
+            h("span", { class: row.rating.change >= 0 ? "up" : "down" }, `(${signed(row.rating.change)})`)] : "—") : null))))),
       board ? h("div", { class: "board" }, h("h3", {}, t("table.scoreboard")), scoreTable(board, { points })) : null,
       h("div", { class: "actions" },
         host ? h("button", { type: "button", class: "primary", id: "next-round", onclick: () => attempt(async () => {
@@ -689,6 +801,7 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
         h("h1", {}, t("game.title", { number: view.number, table: view.table })),
         view.practice ? h("span", { class: "badge" }, t("game.practice")) : null,
         h("span", { id: "stream-state", class: "stream", role: "status" }),
+        h("button", { type: "button", class: "quiet help-open", id: "help-open", onclick: helpDialog }, t("help.open")),
         soundControl()),
       h("div", { class: `felt seats-${view.players.length}`, id: "felt" },
         h("ol", { class: "seats", id: "seats", "aria-label": t("table.seats") }, view.players.map(seatNode)),
@@ -697,8 +810,8 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
             h("span", { class: "stack", "aria-hidden": "true" }, Array.from({ length: Math.max(1, stockBacks) }, (_, i) => cardBack({ style: `--i:${i}` }))),
             h("span", { id: "stock", class: "label" }, `${t("game.stock")}: `, h("strong", {}, scene.stock))),
           h("div", { class: "pile" }, h("span", { class: "sr-only" }, t("game.top")), top,
-            scene.lastSeat !== null && scene.lastSeat !== undefined && view.players[scene.lastSeat]
-              ? h("span", { class: "label by" }, nameOf(scene.lastSeat)) : null),
+            h("span", { class: "label by" }, scene.lastSeat !== null && scene.lastSeat !== undefined && view.players[scene.lastSeat]
+              ? shortName(nameOf(scene.lastSeat)) : "")),
           h("div", { class: "facts" },
             scene.wish ? h("div", { id: "wish", class: `wish suit-${scene.wish}` }, h("span", { class: "sr-only" }, `${t("game.wish")}: `),
               h("span", { class: "sign", "aria-hidden": "true" }, suitSign(scene.wish)), h("span", { class: "word" }, suitName(scene.wish))) : null,

@@ -100,7 +100,9 @@ export function raceChart(data, limit) {
   const width = Math.round(Math.max(300, Math.min(1000, (document.getElementById("main").clientWidth || 640) - 48)));
   const height = Math.round(Math.min(320, Math.max(220, width * 0.45)));
   const pad = { left: 44, right: 16, top: 14, bottom: 30 };
-  const rounds = data.results.length;
+  const rounds = data.results.length;  // steps of the race: rounds and corrections
+  const played = data.results.filter((step) => !step.corrects).length;
+  const corrections = rounds - played;
   const top = Math.max(1, limit || 0, ...data.results.flatMap((step) => Object.values(step.totals)));
   const tickStep = [10, 20, 25, 50, 100, 200, 250, 500, 1000].find((size) => size * 6 >= top * 1.05) || Math.ceil(top / 6);
   const ticks = Math.ceil((top * 1.05) / tickStep);
@@ -114,13 +116,21 @@ export function raceChart(data, limit) {
     return node;
   };
   const svg = el("svg", { viewBox: `0 0 ${width} ${height}`, class: "race", id: "race", role: "img", "aria-labelledby": "race-title" },
-    el("title", { id: "race-title" }, t("league.race.title", { n: rounds })));
+    el("title", { id: "race-title" }, `${t("league.race.title", { n: played })}${corrections ? ` · ${t("league.race.corrections", { n: corrections })}` : ""}`));
   for (let tick = 0; tick <= ticks; tick += 1) {
     const value = tickStep * tick;
     svg.append(el("line", { x1: pad.left, x2: width - pad.right, y1: y(value), y2: y(value), class: "grid" }),
       el("text", { x: pad.left - 6, y: y(value) + 4, class: "axis", "text-anchor": "end" }, String(value)));
   }
-  svg.append(el("text", { x: width - pad.right, y: height - 8, class: "axis", "text-anchor": "end" }, t("league.race.rounds", { n: rounds })));
+  svg.append(el("text", { x: width - pad.right, y: height - 8, class: "axis", "text-anchor": "end" },
+    `${t("league.race.rounds", { n: played })}${corrections ? ` · ${t("league.race.corrections", { n: corrections })}` : ""}`));
+  // A correction's step is marked on the axis: a step of the race, not a round played.
+  data.results.forEach((step, at) => {
+    if (!step.corrects) return;
+    svg.append(el("line", { x1: x(at + 1), x2: x(at + 1), y1: pad.top, y2: height - pad.bottom, class: "correction" }),
+      el("text", { x: x(at + 1), y: height - pad.bottom + 13, class: "axis correction-label", "text-anchor": "middle" }, "✎",
+        el("title", {}, t("league.race.correction"))));
+  });
   if (limit) {
     svg.append(el("line", { x1: pad.left, x2: width - pad.right, y1: y(limit), y2: y(limit), class: "limit", id: "race-limit" }),
       el("text", { x: pad.left + 6, y: y(limit) - 6, class: "limit-label" }, t("league.race.limit", { n: limit })));
@@ -142,6 +152,18 @@ export function raceChart(data, limit) {
   return h("figure", { class: "race-figure" }, svg, h("figcaption", {}, legend));
 }
 
+// The sheet's numbers: a round played or recorded is the next round; a correction is not a round of
+// its own, it carries the number of the round it corrects (as the standings and seasons count).
+function roundNumbers(played) {
+  const numbers = new Map();
+  let next = 0;
+  for (const round of played) {
+    if (round.corrects && numbers.has(round.corrects)) numbers.set(round.id, numbers.get(round.corrects));
+    else { next += 1; numbers.set(round.id, next); }
+  }
+  return numbers;
+}
+
 // Whether a scorekeeper may correct this round: a recorded one that still stands (the server's rule).
 function correctable(round) {
   return round.source === "recorded" && (round.status === "pending" || round.status === "counted");
@@ -150,7 +172,8 @@ function correctable(round) {
 // One round of the sheet: played or recorded, its status, who won, each player's points; Confirm and
 // Dispute for the players of a pending round (the recorder does not confirm their own entry); Correct
 // for a scorekeeper on a recorded round that still stands.
-function roundRow(round, index, { me, act, correct, numbers }) {
+function roundRow(round, { me, act, correct, numbers }) {
+  const number = numbers.get(round.id);
   const lines = round.players || [];
   const winner = lines.find((line) => line.won);
   const mine = me && lines.some((line) => line.player.id === me.id);
@@ -159,16 +182,15 @@ function roundRow(round, index, { me, act, correct, numbers }) {
   const badge = round.status === "counted" ? "badge" : (round.status === "pending" ? "badge warn" : "badge muted");
   const corrects = round.corrects ? numbers.get(round.corrects) : null;
   return h("li", { class: "row round", id: `round-${round.id}`, tabindex: -1, "data-round": round.id, "data-status": round.status },
-    h("span", { class: "grow" }, h("strong", {}, t("history.round", { n: index + 1 })),
+    h("span", { class: "grow" }, h("strong", {}, corrects ? t("league.correction.of", { n: corrects }) : t("history.round", { n: number })),
       ` · ${t(`league.source.${round.source}`)}`, h("span", { class: badge }, t(`league.status.${round.status}`)),
-      corrects ? h("span", { class: "muted" }, ` · ${t("league.corrects", { n: corrects })}`) : null,
       h("span", { class: "detail" }, winner ? t("game.winner", { name: winner.player.name }) : "",
         round.multiplier > 1 ? ` · ×${round.multiplier}` : "",
         h("span", { class: "muted" }, ` · ${lines.map((line) => `${line.player.name} ${line.points}`).join(", ")}`))),
     pending && mine && !recorder ? h("button", { type: "button", class: "primary", onclick: () => act(round, "confirm") }, t("league.confirm")) : null,
     pending && mine ? h("button", { type: "button", onclick: () => act(round, "dispute") }, t("league.dispute")) : null,
     correct && correctable(round) ? h("button", { type: "button", id: `correct-${round.id}`, "data-correct": round.id,
-      "aria-label": t("league.correct.of", { n: index + 1 }), onclick: () => correct(round, index + 1) }, t("league.correct")) : null,
+      "aria-label": t("league.correct.of", { n: number }), onclick: () => correct(round, number) }, t("league.correct")) : null,
     round.game ? h("a", { class: "button", href: `#/replay/${round.game}` }, t("replay.open")) : null);
 }
 
@@ -190,17 +212,22 @@ function sheetAnswer(round, numbers) {
 // its cards) and the extra jacks; POST leagues/{id}/rounds. Correcting (`fix`: the round and its number
 // on the sheet), it starts from that entry's seats, winner, hands' points and jacks and names it in
 // `corrects`.
-function sheetForm(league, members, onRecorded, fix = null) {
+function sheetForm(league, members, onRecorded, fix = null, lineup = null) {
   const seated = fix ? [...(fix.round.players || [])].sort((a, b) => a.seat - b.seat) : [];
   const seats = Math.max(seated.length,
     Math.min(members.length, (league.options && league.options.players ? league.options.players[1] : 6)));
+  // A new entry starts from the line-up of the last one recorded here (a pub night keeps its seats),
+  // else from the first two members; a correction from the entry it corrects.
+  const kept = (lineup || []).map(String);
+  const startsWith = (seat, player, at) => (kept.length ? kept[seat] === String(player) : at === seat && seat < 2);
   const most = handMax(league);
   const lines = h("div", { class: "sheet-lines" });
   const pickers = [];
   const choose = (seat) => h("select", { name: `seat-${seat}`, id: `sheet-seat-${seat}`, onchange: redraw },
     h("option", { value: "" }, t("league.sheet.nobody")),
     members.map((line, at) => h("option", { value: line.player.id,
-      selected: fix ? Boolean(seated[seat]) && seated[seat].player.id === line.player.id : at === seat && seat < 2 }, line.player.name)));
+      selected: fix ? Boolean(seated[seat]) && seated[seat].player.id === line.player.id : startsWith(seat, line.player.id, at) },
+    line.player.name)));
   for (let seat = 0; seat < seats; seat += 1) pickers.push(choose(seat));
   const extra = fix && league.scoring === "points" ? Math.max(0, Math.min(3, (fix.round.multiplier || 1) - 1)) : 0;
   const jacks = h("input", { type: "number", name: "extra_jacks", id: "sheet-jacks", min: 0, max: 3, step: 1, value: extra, inputmode: "numeric" });
@@ -253,7 +280,7 @@ function sheetForm(league, members, onRecorded, fix = null) {
         if (fix && exc.code === "correction_stale") fix.stale();  // the sheet changed meanwhile: read it again
         throw exc;
       }
-      onRecorded(round);
+      onRecorded(round, pickers.map((select) => select.value));
     });
   }, "data-corrects": fix ? fix.round.id : null },
   h("fieldset", { class: "sheet-seats" }, h("legend", {}, t("league.sheet.seats")),
@@ -272,7 +299,8 @@ function seasonList(seasons, showing, pick) {
     h("span", { class: "grow" }, h("strong", {}, t("league.season", { n: season.number })),
       season.status === "active" ? h("span", { class: "badge" }, t("league.season.running")) : null,
       season.loser ? h("span", { class: "muted" }, ` · ${t("league.season.loser", { name: season.loser.name })}`) : "",
-      h("span", { class: "muted" }, ` · ${t("league.season.rounds", { n: season.rounds })}`)),
+      h("span", { class: "muted" }, ` · ${t("league.season.rounds", { n: season.rounds })}`,
+        season.corrections ? ` · ${t("league.season.corrections", { n: season.corrections })}` : "")),
     h("button", { type: "button", "aria-pressed": String(season.number === showing), onclick: () => pick(season.number) },
       t("league.season.show", { n: season.number })))));
 }
@@ -296,6 +324,8 @@ export function leagueScreen(id, rest, { scoreTable, me = () => null, onNotice =
   let shown = null;    // what the last render showed, to render again without a read
   let seen = null;     // the shown season's rounds and their statuses, as last read
   let focusNext = null;  // the id of the element that takes the focus after the next render
+  const LINEUP = `maumau.lineup.${id}`;  // the seats of the last entry recorded here, kept for the next one
+  const lineup = () => { try { return JSON.parse(localStorage.getItem(LINEUP) || "null"); } catch (exc) { return null; } };
   const main = document.getElementById("main");
   const box = h("div", { class: "league" }, h("p", { class: "muted" }, "…"));
   fill(main, box);
@@ -353,7 +383,7 @@ export function leagueScreen(id, rest, { scoreTable, me = () => null, onNotice =
     const link = `${location.origin}${location.pathname}#/league/${id}${league.invite_code ? `/join/${league.invite_code}` : ""}`;
     const keeper = league.your_role === "owner" || league.your_role === "scorekeeper";
     const waiting = league.status === "finished";
-    const numbers = new Map(played.map((round, index) => [round.id, index + 1]));
+    const numbers = roundNumbers(played);
     const act = (round, what) => attempt(async () => {
       const answered = await post(`leagues/${id}/rounds/${round.id}/${what}`);
       if (answer && answered && answered.id === answer.id) answer = answered;
@@ -380,18 +410,19 @@ export function leagueScreen(id, rest, { scoreTable, me = () => null, onNotice =
         toast(t("league.season.started", { n: started.number }));
         await load();
       }) }, t(waiting ? "league.season.next" : "league.season.close", { n: league.season + 1 })) : null;
-    const roundRows = played.map((round, index) => roundRow(round, index, { me: player, act, correct: mayCorrect ? correct : null, numbers }));
+    const roundRows = played.map((round) => roundRow(round, { me: player, act, correct: mayCorrect ? correct : null, numbers }));
     const key = `${correcting ? correcting.round.id : "new"}:${members.map((line) => line.player.id).join(",")}`;
     if (keeper && current && !waiting && members.length >= 2 && (!form || formKey !== key)) {
       formKey = key;
-      form = sheetForm(league, members, (round) => {
+      form = sheetForm(league, members, (round, seatsChosen) => {
+        if (!correcting) localStorage.setItem(LINEUP, JSON.stringify(seatsChosen));
         if (correcting) toast(t("league.sheet.corrected"));
         answer = round;
         correcting = null;
         form = null;
         focusNext = "sheet-answer";
         reload();
-      }, correcting);
+      }, correcting, lineup());
     }
     const sheet = keeper && current && !waiting ? section(correcting ? t("league.correct.of", { n: correcting.n }) : t("league.sheet"),
       h("p", { class: "muted" }, correcting ? t("league.sheet.correct.help", { n: correcting.n })
@@ -417,6 +448,7 @@ export function leagueScreen(id, rest, { scoreTable, me = () => null, onNotice =
         section(current ? t("league.standings") : t("league.standings.of", { n: season }),
           rows.length ? scoreTable({ players: rows, practice_rounds: 0 }, { points: league.scoring !== "wins" })
             : h("p", { class: "muted" }, t("league.empty")),
+          running.results.some((step) => step.corrects) ? h("p", { class: "muted", id: "counts-help" }, t("league.counts.help")) : null,
           h("div", { class: "actions" }, league.status === "active" && league.your_role ? startTable : null)),
         sheet,
         league.invite_code ? section(t("league.invite"), h("p", { class: "muted" }, t("league.invite.help")),
