@@ -524,8 +524,6 @@ async def _events(topic: str, opening: str, named: dict[str, Any], page: Callabl
     finally:
         watch.unwatch(watched)
         sub.close()
-        if watching is not None:
-            await watching(0)
 
 
 # --- SSE of the caller's notifications: GET /api/v1/me/stream ------------------------------------------
