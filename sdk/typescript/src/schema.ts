@@ -427,7 +427,7 @@ export interface paths {
         put?: never;
         /**
          * Record a round played with real cards (scorekeeper)
-         * @description Players in seat order; for each one other than the winner either `cards` (left in hand, card codes of the league's deck) or `points` (the hand's value before any multiplier). Scored by the same code as played rounds (house: Q 3, K 4, A 10, J 20, joker 50, times 1 + `extra_jacks`). Pending until another player of the round confirms it, unless the league has `scorekeeper_alone`. `corrects` names a recorded round this entry replaces once it counts. Recorded rounds count in standings and seasons, never in ratings.
+         * @description Players in seat order; for each one other than the winner either `cards` (left in hand, card codes of the league's deck) or `points` (the hand's value before any multiplier). Scored by the same code as played rounds (house: Q 3, K 4, A 10, J 20, joker 50, times 1 + `extra_jacks`). The hands must be possible for the deck: only the winner without cards (400 `empty_hand`), the points given at most what the cards nobody listed can be worth, one lying on the pile (400 `points_exceed_deck`, `details.max`). Pending until every player it scores (all but the winner; the recorder's own line aside) has confirmed it, unless the league has `scorekeeper_alone`. `corrects` names a recorded round this entry replaces once it counts; it needs the people scored by both entries. Only current members record (403 `not_scorekeeper`). Recorded rounds count in standings and seasons, never in ratings.
          */
         post: operations["leagues_round_record"];
         delete?: never;
@@ -447,7 +447,7 @@ export interface paths {
         put?: never;
         /**
          * Confirm a recorded round (another player of it)
-         * @description 403 `confirm_not_allowed` for its recorder or someone not in it; 409 `round_not_pending` once it counts, was disputed or corrected, or its season ended.
+         * @description It counts once every player it scores, all but the winner (and, for a correction, every player the corrected round scored) has confirmed it; until then it stays `pending` with the confirmations so far and `waiting_for`. 403 `confirm_not_allowed` for its recorder or someone not in it; 403 `not_a_league_member` for one who left the league; 409 `already_confirmed` (`details.waiting_for`: who has not yet) for a second confirmation; 409 `round_not_pending` once it counts, was disputed or corrected, or its season ended; 409 `correction_stale` when the entry it corrects no longer stands.
          */
         post: operations["leagues_round_confirm"];
         delete?: never;
@@ -467,7 +467,7 @@ export interface paths {
         put?: never;
         /**
          * Dispute a recorded round (a player of it)
-         * @description Before it counts; a disputed round never counts.
+         * @description By a player of it before it counts: a disputed round never counts. After it counted, by a player it scores who did not confirm it (the scorekeeper counted it alone), until its season ends: it leaves the standings (a step of the race) and the entry it corrected, if any, stands again as it stood. 403 `confirm_not_allowed` for someone not in it; 403 `not_a_league_member` for one who left the league; 409 `round_not_pending` otherwise.
          */
         post: operations["leagues_round_dispute"];
         delete?: never;
@@ -509,7 +509,7 @@ export interface paths {
         };
         /**
          * A season's rounds and standings (CSV or JSON)
-         * @description CSV: one row per player and round (played and recorded, with their status), then one row per standing (`section` says which).
+         * @description CSV: one row per player and round (played and recorded, with their status), then one row per standing (`section` says which). A text cell that begins with `=`, `+`, `-`, `@`, a tab or a carriage return (a name) is written with a leading `'` so that a spreadsheet shows it as text (OWASP's rule for CSV injection). Readable by anyone signed in for a public league (as its rounds and standings are), by its members only for a private one (404 otherwise).
          */
         get: operations["leagues_season_export"];
         put?: never;
@@ -627,7 +627,7 @@ export interface paths {
         put?: never;
         /**
          * Register a native app's push token
-         * @description At most 20 per player; removed with the token that registered it.
+         * @description At most 20 per player; removed with the token that registered it. A token another player registered is refused (409 `push_target_taken`) and stays theirs.
          */
         post: operations["me_devices_create"];
         delete?: never;
@@ -663,7 +663,7 @@ export interface paths {
         get?: never;
         /**
          * Set the e-mail address (sends the verification mail)
-         * @description Nothing but the verification mail goes to the address until its link is opened. A few verification mails per address and hour.
+         * @description Nothing but the verification mail goes to the address until its link is opened. A few verification mails an hour to one address, for one player and from one client address (429 `throttled`, `details.limit` says which).
          */
         put: operations["me_email_update"];
         post?: never;
@@ -740,7 +740,7 @@ export interface paths {
         put?: never;
         /**
          * Register the browser's PushSubscription
-         * @description At most 20 per player. The endpoint must be https and public; removed with the token that registered it, or when the push service says it is gone (404/410).
+         * @description At most 20 per player. The endpoint must be https and public; removed with the token that registered it, or when the push service says it is gone (404/410). An endpoint another player registered is refused (409 `push_target_taken`) and stays theirs; the caller's own is renewed (201).
          */
         post: operations["me_push_subscriptions_create"];
         delete?: never;
@@ -1024,7 +1024,7 @@ export interface paths {
         };
         /**
          * One table
-         * @description A private table is shown only to those who have a seat at it. A person whose seat a bot plays after timeouts takes it back by this request.
+         * @description A private table is shown only to those who have a seat at it, and to an invitee who sends its `invite_code`. A person whose seat a bot plays after timeouts takes it back by this request.
          */
         get: operations["tables_retrieve"];
         put?: never;
@@ -1719,6 +1719,10 @@ export interface components {
         LeaderboardOutput: {
             rules: components["schemas"]["Rules"];
             people_only: boolean;
+            /** @description A player is listed from this many rated rounds under the rule set on (`MAUMAU_LEADERBOARD_MIN_ROUNDS`): a newer one is not yet. */
+            min_rounds: number;
+            /** @description A rating is provisional below this many rated rounds. */
+            provisional_rounds: number;
             results: components["schemas"]["LeaderboardLine"][];
             /** @description Pass as `after` for the next page; null on the last. */
             next: string | null;
@@ -1832,6 +1836,8 @@ export interface components {
             finished_at: string;
             players: components["schemas"]["SheetPlayerLine"][];
             confirmations: components["schemas"]["SheetMarkOutput"][];
+            /** @description A pending recorded round: the players it (or the entry it corrects) scores, all but the winner, who have not confirmed it yet; empty when it scores nobody but its recorder (then one other player of it confirms), and for any other round. */
+            waiting_for: components["schemas"]["PlayerRef"][];
         };
         /**
          * @description * `played` - played
@@ -2112,6 +2118,18 @@ export interface components {
             totals: {
                 [key: string]: number;
             };
+            /** @description Set when the step is a correction: the entry it corrects (a step of the race, not a round played); null for a round. */
+            corrects: number | null;
+        };
+        RatingChange: {
+            /** @description The rating on the familiar scale (1500 + 30 x rating) before the round. */
+            before: number;
+            /** @description The same after it. */
+            after: number;
+            /** @description `after` - `before`. */
+            change: number;
+            /** @description Still fewer rated rounds than `provisional_rounds` (10). */
+            provisional: boolean;
         };
         RatingPointOutput: {
             /** @description The rated round. */
@@ -2155,6 +2173,8 @@ export interface components {
             resigned?: boolean;
             player: number;
             name: string;
+            /** @description In a finished round's view: what the round did to this player's rating under its rules; null when the round was not rated (practice, aborted, or over the daily limit of rated rounds together). */
+            rating?: components["schemas"]["RatingChange"] | null;
         };
         /** @enum {string} */
         ResultReason: "mau_mau" | "stalemate" | "max_turns" | "resigned" | "aborted";
@@ -2244,8 +2264,12 @@ export interface components {
             finished_at: string | null;
             /** @description Who reached the limit (or resigned it): lost the season. */
             loser: components["schemas"]["PlayerRef"] | null;
-            /** @description Counted rounds (steps of the race), corrections included. */
+            /** @description Rounds played (or recorded) that count, as the standings count them: a correction replaces a round, it is not one more. */
             rounds: number;
+            /** @description Corrections that count: each is a step of the race. */
+            corrections: number;
+            /** @description Steps of the race: `rounds` + `corrections`. */
+            steps: number;
         };
         /** @description No fields: the owner closes the current season (without a limit) and/or starts the next one. */
         SeasonStartInputRequest: Record<string, never>;
@@ -3540,7 +3564,7 @@ export interface components {
          * @description Stable and machine-readable: clients switch on it (docs/api.md, Errors).
          * @enum {string}
          */
-        ErrorCode: "validation_error" | "not_authenticated" | "invalid_credentials" | "permission_denied" | "not_found" | "method_not_allowed" | "not_acceptable" | "unsupported_media_type" | "request_too_large" | "not_your_turn" | "version_conflict" | "game_finished" | "table_full" | "table_state" | "already_seated" | "already_seeking" | "already_registered" | "username_taken" | "no_password" | "too_many_tokens" | "league_finished" | "league_resigned" | "illegal_move" | "idempotency_key_reused" | "idempotency_in_progress" | "throttled" | "server_error" | "service_unavailable" | "too_many_seeks" | "already_challenged" | "too_many_challenges" | "league_members_only" | "not_a_league_member" | "invite_code_wrong" | "owner_cannot_leave" | "not_league_owner" | "owner_role" | "not_scorekeeper" | "too_few_players" | "player_twice" | "winner_not_in_round" | "sheet_line" | "winner_has_cards" | "card_not_in_deck" | "points_out_of_range" | "card_twice" | "too_many_cards" | "extra_jacks" | "player_not_member" | "correction_stale" | "round_not_pending" | "confirm_not_allowed" | "season_running" | "season_empty";
+        ErrorCode: "validation_error" | "not_authenticated" | "invalid_credentials" | "permission_denied" | "not_found" | "method_not_allowed" | "not_acceptable" | "unsupported_media_type" | "request_too_large" | "not_your_turn" | "version_conflict" | "game_finished" | "table_full" | "table_state" | "already_seated" | "already_seeking" | "already_registered" | "username_taken" | "no_password" | "too_many_tokens" | "league_finished" | "league_resigned" | "illegal_move" | "idempotency_key_reused" | "idempotency_in_progress" | "throttled" | "server_error" | "service_unavailable" | "too_many_seeks" | "already_challenged" | "too_many_challenges" | "league_members_only" | "not_a_league_member" | "invite_code_wrong" | "owner_cannot_leave" | "not_league_owner" | "owner_role" | "not_scorekeeper" | "too_few_players" | "player_twice" | "winner_not_in_round" | "sheet_line" | "winner_has_cards" | "card_not_in_deck" | "points_out_of_range" | "card_twice" | "too_many_cards" | "extra_jacks" | "player_not_member" | "correction_stale" | "round_not_pending" | "confirm_not_allowed" | "season_running" | "season_empty" | "empty_hand" | "points_exceed_deck" | "already_confirmed" | "push_target_taken";
         /** @description illegal_move: the rule the move broke (and what the rule names, such as `card`). */
         IllegalMoveDetails: {
             /** @description The rule's stable code (`wish_required`, `suit_or_rank`, ...). */
@@ -3576,11 +3600,13 @@ export interface components {
         ThrottledDetails: {
             /** @description Seconds; also in Retry-After. */
             retry_after?: number;
+            /** @description Which limit of a verification mail was reached: `address`, `player` or `client` (the client's network address). */
+            limit?: string;
         };
         /** @description service_unavailable: try again after Retry-After. */
         ServiceUnavailableDetails: {
             /** @enum {string} */
-            reason: "database_busy";
+            reason: "database_busy" | "connection_lost";
             retry_after: number;
         };
         /** @description A free map: the details of any other code (may be empty). */
@@ -3633,7 +3659,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description not_your_turn, version_conflict, game_finished, table_full, table_state, already_seated, league_finished */
+            /** @description not_your_turn, version_conflict, game_finished, table_full, table_state, already_seated, league_finished, push_target_taken */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3653,7 +3679,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy); nothing was changed, try again after Retry-After */
+            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy; nothing was changed), or the database session ended under the request (connection_lost; a write may or may not have been made: retry it, a move with its Idempotency-Key); try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -3718,7 +3744,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy); nothing was changed, try again after Retry-After */
+            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy; nothing was changed), or the database session ended under the request (connection_lost; a write may or may not have been made: retry it, a move with its Idempotency-Key); try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -3769,7 +3795,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy); nothing was changed, try again after Retry-After */
+            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy; nothing was changed), or the database session ended under the request (connection_lost; a write may or may not have been made: retry it, a move with its Idempotency-Key); try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -3810,7 +3836,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy); nothing was changed, try again after Retry-After */
+            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy; nothing was changed), or the database session ended under the request (connection_lost; a write may or may not have been made: retry it, a move with its Idempotency-Key); try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -3873,7 +3899,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description not_your_turn, version_conflict, game_finished, table_full, table_state, already_seated, league_finished */
+            /** @description not_your_turn, version_conflict, game_finished, table_full, table_state, already_seated, league_finished, push_target_taken */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3893,7 +3919,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy); nothing was changed, try again after Retry-After */
+            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy; nothing was changed), or the database session ended under the request (connection_lost; a write may or may not have been made: retry it, a move with its Idempotency-Key); try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -3945,7 +3971,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy); nothing was changed, try again after Retry-After */
+            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy; nothing was changed), or the database session ended under the request (connection_lost; a write may or may not have been made: retry it, a move with its Idempotency-Key); try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -4005,7 +4031,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description not_your_turn, version_conflict, game_finished, table_full, table_state, already_seated, league_finished */
+            /** @description not_your_turn, version_conflict, game_finished, table_full, table_state, already_seated, league_finished, push_target_taken */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4014,7 +4040,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy); nothing was changed, try again after Retry-After */
+            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy; nothing was changed), or the database session ended under the request (connection_lost; a write may or may not have been made: retry it, a move with its Idempotency-Key); try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -4075,7 +4101,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description not_your_turn, version_conflict, game_finished, table_full, table_state, already_seated, league_finished */
+            /** @description not_your_turn, version_conflict, game_finished, table_full, table_state, already_seated, league_finished, push_target_taken */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4095,7 +4121,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy); nothing was changed, try again after Retry-After */
+            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy; nothing was changed), or the database session ended under the request (connection_lost; a write may or may not have been made: retry it, a move with its Idempotency-Key); try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -4156,7 +4182,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description not_your_turn, version_conflict, game_finished, table_full, table_state, already_seated, league_finished */
+            /** @description not_your_turn, version_conflict, game_finished, table_full, table_state, already_seated, league_finished, push_target_taken */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4176,7 +4202,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy); nothing was changed, try again after Retry-After */
+            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy; nothing was changed), or the database session ended under the request (connection_lost; a write may or may not have been made: retry it, a move with its Idempotency-Key); try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -4267,7 +4293,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy); nothing was changed, try again after Retry-After */
+            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy; nothing was changed), or the database session ended under the request (connection_lost; a write may or may not have been made: retry it, a move with its Idempotency-Key); try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -4328,7 +4354,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description not_your_turn, version_conflict, game_finished, table_full, table_state, already_seated, league_finished */
+            /** @description not_your_turn, version_conflict, game_finished, table_full, table_state, already_seated, league_finished, push_target_taken */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4348,7 +4374,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy); nothing was changed, try again after Retry-After */
+            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy; nothing was changed), or the database session ended under the request (connection_lost; a write may or may not have been made: retry it, a move with its Idempotency-Key); try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -4427,7 +4453,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description not_your_turn, version_conflict, game_finished, table_full, table_state, already_seated, league_finished */
+            /** @description not_your_turn, version_conflict, game_finished, table_full, table_state, already_seated, league_finished, push_target_taken */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4456,7 +4482,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy); nothing was changed, try again after Retry-After */
+            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy; nothing was changed), or the database session ended under the request (connection_lost; a write may or may not have been made: retry it, a move with its Idempotency-Key); try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -4533,7 +4559,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy); nothing was changed, try again after Retry-After */
+            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy; nothing was changed), or the database session ended under the request (connection_lost; a write may or may not have been made: retry it, a move with its Idempotency-Key); try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -4585,7 +4611,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description not_your_turn, version_conflict, game_finished, table_full, table_state, already_seated, league_finished */
+            /** @description not_your_turn, version_conflict, game_finished, table_full, table_state, already_seated, league_finished, push_target_taken */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4594,7 +4620,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy); nothing was changed, try again after Retry-After */
+            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy; nothing was changed), or the database session ended under the request (connection_lost; a write may or may not have been made: retry it, a move with its Idempotency-Key); try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -4671,7 +4697,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy); nothing was changed, try again after Retry-After */
+            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy; nothing was changed), or the database session ended under the request (connection_lost; a write may or may not have been made: retry it, a move with its Idempotency-Key); try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -4724,7 +4750,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy); nothing was changed, try again after Retry-After */
+            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy; nothing was changed), or the database session ended under the request (connection_lost; a write may or may not have been made: retry it, a move with its Idempotency-Key); try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -4789,7 +4815,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy); nothing was changed, try again after Retry-After */
+            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy; nothing was changed), or the database session ended under the request (connection_lost; a write may or may not have been made: retry it, a move with its Idempotency-Key); try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -4841,7 +4867,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy); nothing was changed, try again after Retry-After */
+            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy; nothing was changed), or the database session ended under the request (connection_lost; a write may or may not have been made: retry it, a move with its Idempotency-Key); try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -4926,7 +4952,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy); nothing was changed, try again after Retry-After */
+            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy; nothing was changed), or the database session ended under the request (connection_lost; a write may or may not have been made: retry it, a move with its Idempotency-Key); try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -4999,7 +5025,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description not_your_turn, version_conflict, game_finished, table_full, table_state, already_seated, league_finished */
+            /** @description not_your_turn, version_conflict, game_finished, table_full, table_state, already_seated, league_finished, push_target_taken */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5019,7 +5045,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy); nothing was changed, try again after Retry-After */
+            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy; nothing was changed), or the database session ended under the request (connection_lost; a write may or may not have been made: retry it, a move with its Idempotency-Key); try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -5071,7 +5097,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy); nothing was changed, try again after Retry-After */
+            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy; nothing was changed), or the database session ended under the request (connection_lost; a write may or may not have been made: retry it, a move with its Idempotency-Key); try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -5146,7 +5172,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description not_your_turn, version_conflict, game_finished, table_full, table_state, already_seated, league_finished */
+            /** @description not_your_turn, version_conflict, game_finished, table_full, table_state, already_seated, league_finished, push_target_taken */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5166,7 +5192,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy); nothing was changed, try again after Retry-After */
+            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy; nothing was changed), or the database session ended under the request (connection_lost; a write may or may not have been made: retry it, a move with its Idempotency-Key); try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -5234,7 +5260,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy); nothing was changed, try again after Retry-After */
+            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy; nothing was changed), or the database session ended under the request (connection_lost; a write may or may not have been made: retry it, a move with its Idempotency-Key); try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -5308,7 +5334,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description not_your_turn, version_conflict, game_finished, table_full, table_state, already_seated, league_finished */
+            /** @description not_your_turn, version_conflict, game_finished, table_full, table_state, already_seated, league_finished, push_target_taken */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5328,7 +5354,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy); nothing was changed, try again after Retry-After */
+            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy; nothing was changed), or the database session ended under the request (connection_lost; a write may or may not have been made: retry it, a move with its Idempotency-Key); try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -5396,7 +5422,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy); nothing was changed, try again after Retry-After */
+            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy; nothing was changed), or the database session ended under the request (connection_lost; a write may or may not have been made: retry it, a move with its Idempotency-Key); try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -5470,7 +5496,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description not_your_turn, version_conflict, game_finished, table_full, table_state, already_seated, league_finished */
+            /** @description not_your_turn, version_conflict, game_finished, table_full, table_state, already_seated, league_finished, push_target_taken */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5490,7 +5516,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy); nothing was changed, try again after Retry-After */
+            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy; nothing was changed), or the database session ended under the request (connection_lost; a write may or may not have been made: retry it, a move with its Idempotency-Key); try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -5565,7 +5591,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description not_your_turn, version_conflict, game_finished, table_full, table_state, already_seated, league_finished */
+            /** @description not_your_turn, version_conflict, game_finished, table_full, table_state, already_seated, league_finished, push_target_taken */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5585,7 +5611,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy); nothing was changed, try again after Retry-After */
+            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy; nothing was changed), or the database session ended under the request (connection_lost; a write may or may not have been made: retry it, a move with its Idempotency-Key); try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -5660,7 +5686,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description not_your_turn, version_conflict, game_finished, table_full, table_state, already_seated, league_finished */
+            /** @description not_your_turn, version_conflict, game_finished, table_full, table_state, already_seated, league_finished, push_target_taken */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5680,7 +5706,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy); nothing was changed, try again after Retry-After */
+            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy; nothing was changed), or the database session ended under the request (connection_lost; a write may or may not have been made: retry it, a move with its Idempotency-Key); try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -5732,7 +5758,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy); nothing was changed, try again after Retry-After */
+            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy; nothing was changed), or the database session ended under the request (connection_lost; a write may or may not have been made: retry it, a move with its Idempotency-Key); try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -5806,7 +5832,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description not_your_turn, version_conflict, game_finished, table_full, table_state, already_seated, league_finished */
+            /** @description not_your_turn, version_conflict, game_finished, table_full, table_state, already_seated, league_finished, push_target_taken */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5826,7 +5852,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy); nothing was changed, try again after Retry-After */
+            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy; nothing was changed), or the database session ended under the request (connection_lost; a write may or may not have been made: retry it, a move with its Idempotency-Key); try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -5892,7 +5918,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy); nothing was changed, try again after Retry-After */
+            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy; nothing was changed), or the database session ended under the request (connection_lost; a write may or may not have been made: retry it, a move with its Idempotency-Key); try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -5945,7 +5971,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy); nothing was changed, try again after Retry-After */
+            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy; nothing was changed), or the database session ended under the request (connection_lost; a write may or may not have been made: retry it, a move with its Idempotency-Key); try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -5997,7 +6023,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy); nothing was changed, try again after Retry-After */
+            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy; nothing was changed), or the database session ended under the request (connection_lost; a write may or may not have been made: retry it, a move with its Idempotency-Key); try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -6038,7 +6064,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy); nothing was changed, try again after Retry-After */
+            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy; nothing was changed), or the database session ended under the request (connection_lost; a write may or may not have been made: retry it, a move with its Idempotency-Key); try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -6079,7 +6105,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy); nothing was changed, try again after Retry-After */
+            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy; nothing was changed), or the database session ended under the request (connection_lost; a write may or may not have been made: retry it, a move with its Idempotency-Key); try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -6153,7 +6179,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy); nothing was changed, try again after Retry-After */
+            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy; nothing was changed), or the database session ended under the request (connection_lost; a write may or may not have been made: retry it, a move with its Idempotency-Key); try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -6216,7 +6242,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description not_your_turn, version_conflict, game_finished, table_full, table_state, already_seated, league_finished */
+            /** @description not_your_turn, version_conflict, game_finished, table_full, table_state, already_seated, league_finished, push_target_taken */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6236,7 +6262,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy); nothing was changed, try again after Retry-After */
+            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy; nothing was changed), or the database session ended under the request (connection_lost; a write may or may not have been made: retry it, a move with its Idempotency-Key); try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -6277,7 +6303,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy); nothing was changed, try again after Retry-After */
+            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy; nothing was changed), or the database session ended under the request (connection_lost; a write may or may not have been made: retry it, a move with its Idempotency-Key); try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -6331,6 +6357,15 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
+            /** @description not_your_turn, version_conflict, game_finished, table_full, table_state, already_seated, league_finished, push_target_taken */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
             /** @description throttled */
             429: {
                 headers: {
@@ -6342,7 +6377,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy); nothing was changed, try again after Retry-After */
+            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy; nothing was changed), or the database session ended under the request (connection_lost; a write may or may not have been made: retry it, a move with its Idempotency-Key); try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -6404,7 +6439,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy); nothing was changed, try again after Retry-After */
+            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy; nothing was changed), or the database session ended under the request (connection_lost; a write may or may not have been made: retry it, a move with its Idempotency-Key); try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -6469,7 +6504,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy); nothing was changed, try again after Retry-After */
+            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy; nothing was changed), or the database session ended under the request (connection_lost; a write may or may not have been made: retry it, a move with its Idempotency-Key); try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -6524,7 +6559,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy); nothing was changed, try again after Retry-After */
+            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy; nothing was changed), or the database session ended under the request (connection_lost; a write may or may not have been made: retry it, a move with its Idempotency-Key); try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -6565,7 +6600,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy); nothing was changed, try again after Retry-After */
+            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy; nothing was changed), or the database session ended under the request (connection_lost; a write may or may not have been made: retry it, a move with its Idempotency-Key); try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -6630,7 +6665,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy); nothing was changed, try again after Retry-After */
+            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy; nothing was changed), or the database session ended under the request (connection_lost; a write may or may not have been made: retry it, a move with its Idempotency-Key); try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -6693,7 +6728,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description not_your_turn, version_conflict, game_finished, table_full, table_state, already_seated, league_finished */
+            /** @description not_your_turn, version_conflict, game_finished, table_full, table_state, already_seated, league_finished, push_target_taken */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6713,7 +6748,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy); nothing was changed, try again after Retry-After */
+            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy; nothing was changed), or the database session ended under the request (connection_lost; a write may or may not have been made: retry it, a move with its Idempotency-Key); try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -6754,7 +6789,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy); nothing was changed, try again after Retry-After */
+            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy; nothing was changed), or the database session ended under the request (connection_lost; a write may or may not have been made: retry it, a move with its Idempotency-Key); try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -6808,6 +6843,15 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
+            /** @description not_your_turn, version_conflict, game_finished, table_full, table_state, already_seated, league_finished, push_target_taken */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
             /** @description throttled */
             429: {
                 headers: {
@@ -6819,7 +6863,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy); nothing was changed, try again after Retry-After */
+            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy; nothing was changed), or the database session ended under the request (connection_lost; a write may or may not have been made: retry it, a move with its Idempotency-Key); try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -6881,7 +6925,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy); nothing was changed, try again after Retry-After */
+            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy; nothing was changed), or the database session ended under the request (connection_lost; a write may or may not have been made: retry it, a move with its Idempotency-Key); try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -6922,7 +6966,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy); nothing was changed, try again after Retry-After */
+            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy; nothing was changed), or the database session ended under the request (connection_lost; a write may or may not have been made: retry it, a move with its Idempotency-Key); try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -6979,7 +7023,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy); nothing was changed, try again after Retry-After */
+            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy; nothing was changed), or the database session ended under the request (connection_lost; a write may or may not have been made: retry it, a move with its Idempotency-Key); try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -7020,7 +7064,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy); nothing was changed, try again after Retry-After */
+            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy; nothing was changed), or the database session ended under the request (connection_lost; a write may or may not have been made: retry it, a move with its Idempotency-Key); try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -7083,7 +7127,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description not_your_turn, version_conflict, game_finished, table_full, table_state, already_seated, league_finished */
+            /** @description not_your_turn, version_conflict, game_finished, table_full, table_state, already_seated, league_finished, push_target_taken */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7103,7 +7147,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy); nothing was changed, try again after Retry-After */
+            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy; nothing was changed), or the database session ended under the request (connection_lost; a write may or may not have been made: retry it, a move with its Idempotency-Key); try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -7174,7 +7218,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy); nothing was changed, try again after Retry-After */
+            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy; nothing was changed), or the database session ended under the request (connection_lost; a write may or may not have been made: retry it, a move with its Idempotency-Key); try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -7228,7 +7272,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy); nothing was changed, try again after Retry-After */
+            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy; nothing was changed), or the database session ended under the request (connection_lost; a write may or may not have been made: retry it, a move with its Idempotency-Key); try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -7294,7 +7338,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy); nothing was changed, try again after Retry-After */
+            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy; nothing was changed), or the database session ended under the request (connection_lost; a write may or may not have been made: retry it, a move with its Idempotency-Key); try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -7358,7 +7402,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy); nothing was changed, try again after Retry-After */
+            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy; nothing was changed), or the database session ended under the request (connection_lost; a write may or may not have been made: retry it, a move with its Idempotency-Key); try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -7410,7 +7454,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy); nothing was changed, try again after Retry-After */
+            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy; nothing was changed), or the database session ended under the request (connection_lost; a write may or may not have been made: retry it, a move with its Idempotency-Key); try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -7449,7 +7493,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy); nothing was changed, try again after Retry-After */
+            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy; nothing was changed), or the database session ended under the request (connection_lost; a write may or may not have been made: retry it, a move with its Idempotency-Key); try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -7517,7 +7561,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy); nothing was changed, try again after Retry-After */
+            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy; nothing was changed), or the database session ended under the request (connection_lost; a write may or may not have been made: retry it, a move with its Idempotency-Key); try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -7575,7 +7619,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy); nothing was changed, try again after Retry-After */
+            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy; nothing was changed), or the database session ended under the request (connection_lost; a write may or may not have been made: retry it, a move with its Idempotency-Key); try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -7629,6 +7673,15 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
+            /** @description permission_denied: not seated / not host; league_members_only: only the league's members play at its tables */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
             /** @description not_found */
             404: {
                 headers: {
@@ -7638,7 +7691,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description not_your_turn, version_conflict, game_finished, table_full, table_state, already_seated, league_finished */
+            /** @description not_your_turn, version_conflict, game_finished, table_full, table_state, already_seated, league_finished, push_target_taken */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7658,7 +7711,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy); nothing was changed, try again after Retry-After */
+            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy; nothing was changed), or the database session ended under the request (connection_lost; a write may or may not have been made: retry it, a move with its Idempotency-Key); try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -7710,7 +7763,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy); nothing was changed, try again after Retry-After */
+            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy; nothing was changed), or the database session ended under the request (connection_lost; a write may or may not have been made: retry it, a move with its Idempotency-Key); try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -7761,7 +7814,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description not_your_turn, version_conflict, game_finished, table_full, table_state, already_seated, league_finished */
+            /** @description not_your_turn, version_conflict, game_finished, table_full, table_state, already_seated, league_finished, push_target_taken */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7781,7 +7834,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy); nothing was changed, try again after Retry-After */
+            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy; nothing was changed), or the database session ended under the request (connection_lost; a write may or may not have been made: retry it, a move with its Idempotency-Key); try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -7836,7 +7889,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy); nothing was changed, try again after Retry-After */
+            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy; nothing was changed), or the database session ended under the request (connection_lost; a write may or may not have been made: retry it, a move with its Idempotency-Key); try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -7890,6 +7943,15 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
+            /** @description permission_denied: not seated / not host; league_members_only: only the league's members play at its tables */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
             /** @description not_found */
             404: {
                 headers: {
@@ -7899,7 +7961,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description not_your_turn, version_conflict, game_finished, table_full, table_state, already_seated, league_finished */
+            /** @description not_your_turn, version_conflict, game_finished, table_full, table_state, already_seated, league_finished, push_target_taken */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7919,7 +7981,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy); nothing was changed, try again after Retry-After */
+            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy; nothing was changed), or the database session ended under the request (connection_lost; a write may or may not have been made: retry it, a move with its Idempotency-Key); try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -7934,7 +7996,10 @@ export interface operations {
     };
     tables_retrieve: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description An invitee's code (from the invitation link): shows a private table to whoever holds it, so they can see the host and the seats before taking one (`POST tables/{id}/join` with the same code). A wrong code is a 404, as for a table that does not exist. */
+                invite_code?: string;
+            };
             header?: never;
             path: {
                 table_id: number;
@@ -7949,6 +8014,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Table"];
+                };
+            };
+            /** @description validation_error: malformed input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description not_authenticated */
@@ -7971,7 +8045,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy); nothing was changed, try again after Retry-After */
+            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy; nothing was changed), or the database session ended under the request (connection_lost; a write may or may not have been made: retry it, a move with its Idempotency-Key); try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -8027,7 +8101,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description permission_denied: not seated / not host */
+            /** @description permission_denied: not seated / not host; league_members_only: only the league's members play at its tables */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8045,7 +8119,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description not_your_turn, version_conflict, game_finished, table_full, table_state, already_seated, league_finished */
+            /** @description not_your_turn, version_conflict, game_finished, table_full, table_state, already_seated, league_finished, push_target_taken */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8065,7 +8139,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy); nothing was changed, try again after Retry-After */
+            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy; nothing was changed), or the database session ended under the request (connection_lost; a write may or may not have been made: retry it, a move with its Idempotency-Key); try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -8139,7 +8213,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description not_your_turn, version_conflict, game_finished, table_full, table_state, already_seated, league_finished */
+            /** @description not_your_turn, version_conflict, game_finished, table_full, table_state, already_seated, league_finished, push_target_taken */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8159,7 +8233,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy); nothing was changed, try again after Retry-After */
+            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy; nothing was changed), or the database session ended under the request (connection_lost; a write may or may not have been made: retry it, a move with its Idempotency-Key); try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -8215,6 +8289,15 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
+            /** @description permission_denied: not seated / not host; league_members_only: only the league's members play at its tables */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
             /** @description not_found */
             404: {
                 headers: {
@@ -8224,7 +8307,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description not_your_turn, version_conflict, game_finished, table_full, table_state, already_seated, league_finished */
+            /** @description not_your_turn, version_conflict, game_finished, table_full, table_state, already_seated, league_finished, push_target_taken */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8244,7 +8327,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy); nothing was changed, try again after Retry-After */
+            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy; nothing was changed), or the database session ended under the request (connection_lost; a write may or may not have been made: retry it, a move with its Idempotency-Key); try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -8316,7 +8399,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy); nothing was changed, try again after Retry-After */
+            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy; nothing was changed), or the database session ended under the request (connection_lost; a write may or may not have been made: retry it, a move with its Idempotency-Key); try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -8389,7 +8472,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy); nothing was changed, try again after Retry-After */
+            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy; nothing was changed), or the database session ended under the request (connection_lost; a write may or may not have been made: retry it, a move with its Idempotency-Key); try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -8474,7 +8557,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy); nothing was changed, try again after Retry-After */
+            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy; nothing was changed), or the database session ended under the request (connection_lost; a write may or may not have been made: retry it, a move with its Idempotency-Key); try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -8558,7 +8641,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy); nothing was changed, try again after Retry-After */
+            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy; nothing was changed), or the database session ended under the request (connection_lost; a write may or may not have been made: retry it, a move with its Idempotency-Key); try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -8630,7 +8713,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy); nothing was changed, try again after Retry-After */
+            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy; nothing was changed), or the database session ended under the request (connection_lost; a write may or may not have been made: retry it, a move with its Idempotency-Key); try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -8704,7 +8787,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description not_your_turn, version_conflict, game_finished, table_full, table_state, already_seated, league_finished */
+            /** @description not_your_turn, version_conflict, game_finished, table_full, table_state, already_seated, league_finished, push_target_taken */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8724,7 +8807,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy); nothing was changed, try again after Retry-After */
+            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy; nothing was changed), or the database session ended under the request (connection_lost; a write may or may not have been made: retry it, a move with its Idempotency-Key); try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -8776,7 +8859,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy); nothing was changed, try again after Retry-After */
+            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy; nothing was changed), or the database session ended under the request (connection_lost; a write may or may not have been made: retry it, a move with its Idempotency-Key); try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -8817,7 +8900,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy); nothing was changed, try again after Retry-After */
+            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy; nothing was changed), or the database session ended under the request (connection_lost; a write may or may not have been made: retry it, a move with its Idempotency-Key); try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -8882,7 +8965,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy); nothing was changed, try again after Retry-After */
+            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy; nothing was changed), or the database session ended under the request (connection_lost; a write may or may not have been made: retry it, a move with its Idempotency-Key); try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -8944,7 +9027,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy); nothing was changed, try again after Retry-After */
+            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy; nothing was changed), or the database session ended under the request (connection_lost; a write may or may not have been made: retry it, a move with its Idempotency-Key); try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -9008,7 +9091,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy); nothing was changed, try again after Retry-After */
+            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy; nothing was changed), or the database session ended under the request (connection_lost; a write may or may not have been made: retry it, a move with its Idempotency-Key); try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -9058,7 +9141,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy); nothing was changed, try again after Retry-After */
+            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy; nothing was changed), or the database session ended under the request (connection_lost; a write may or may not have been made: retry it, a move with its Idempotency-Key); try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -9119,7 +9202,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy); nothing was changed, try again after Retry-After */
+            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy; nothing was changed), or the database session ended under the request (connection_lost; a write may or may not have been made: retry it, a move with its Idempotency-Key); try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
