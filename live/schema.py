@@ -128,6 +128,17 @@ def components() -> dict[str, dict[str, Any]]:
     found["MeStreamNotificationFrame"] = _frame(list(KINDS), _ref("Notification"), "A notification; `event:` is "
                                                 "its kind.", "The notification's id: send it back as Last-Event-ID.")
     found["MeStreamNotificationFrame"]["properties"]["event"] = _ref("NotificationKind")
+    found["NotificationPage"] = {
+        "type": "object",
+        "properties": {
+            "notifications": {"type": "array", "maxItems": 200, "items": _ref("Notification"),
+                              "description": "Oldest first; empty when `wait` ran out."},
+            "after": {**_ID, "description": "The last notification id answered (or the `after` asked for): "
+                                            "send it as `after` next."},
+        },
+        "required": ["notifications", "after"],
+        "description": "A page of `GET /me/inbox`.",
+    }
     found["MeStreamFrame"] = {
         "oneOf": [_ref("MeStreamNotificationFrame"), _ref("KeepAliveFrame")],
         "description": "One frame of `GET /me/stream`, as a JSON object (see GameStreamFrame).",
@@ -190,6 +201,28 @@ class MeStreamDoc(APIView):
         description="Server-sent events of the caller's notifications across all tables: `event:` = kind "
                     f"({', '.join(KINDS)}), `id:` = notification id, `data:` = the notification JSON "
                     "(`Notification`). A comment `: keep-alive` every few seconds.",
+    )
+    def get(self, request: Request) -> Response:  # pragma: no cover - schema only
+        raise NotImplementedError
+
+
+class MeInboxDoc(APIView):
+    @extend_schema(
+        operation_id="me_inbox",
+        summary="The caller's notifications by long-poll",
+        parameters=[
+            query_number("after", "The last notification id the caller has (default: only new ones)."),
+            OpenApiParameter("wait", {"type": "number", "minimum": 0},
+                             description="Seconds to wait for the first notification after `after` (at most "
+                                         f"{LONGPOLL_MAX_SECONDS}: a longer wait is cut to it, not refused). "
+                                         "Default 0: answer at once."),
+        ],
+        responses={200: OpenApiResponse(_ref("NotificationPage"), description="The notifications after `after`, "
+                                        "as soon as there is one, or none when `wait` ran out."),
+                   **errors(400, 401)},
+        description="The long-poll twin of `GET /me/stream` for clients that cannot receive server-sent "
+                    "events: the same notifications (`Notification`), a page at a time. Follow the answer's "
+                    "`after` and every notification comes once.",
     )
     def get(self, request: Request) -> Response:  # pragma: no cover - schema only
         raise NotImplementedError

@@ -11,11 +11,12 @@ from django.urls import path
 
 import maumau.converters  # noqa: F401  (registers <id:...>)
 from live import views
-from live.schema import GameStreamDoc, MeStreamDoc, documented
+from live.schema import GameStreamDoc, MeInboxDoc, MeStreamDoc, documented
 
 urlpatterns = [
     path("api/v1/games/<id:game_id>/stream", documented(views.game_stream, GameStreamDoc), name="game-stream"),
     path("api/v1/me/stream", documented(views.me_stream, MeStreamDoc), name="me-stream"),
+    path("api/v1/me/inbox", documented(views.me_inbox, MeInboxDoc), name="me-inbox"),
     path("api/v1/games/<id:game_id>", views.game_wait, name="game-wait"),
 ]
 

@@ -319,16 +319,21 @@ def _version_from_etag(value: str) -> int | None:
     return None
 
 
-def _wait_params(request: HttpRequest) -> tuple[float, int | None, str | None]:
-    """``wait`` (seconds, capped), ``after`` (or the version in If-None-Match; None: the next move)
-    and a spectator's ``invite_code``."""
+def _wait_seconds(request: HttpRequest) -> float:
+    """``wait``: seconds, a longer wait cut to STREAMS_LONGPOLL_MAX_SECONDS."""
     try:
         wait = float(request.GET.get("wait", "0"))  # an empty ``wait=`` is no number (400), as the schema says
     except ValueError as exc:
         raise ValidationFailed(details={"field": "wait", "reason": "seconds, at most 60"}) from exc
     if not wait >= 0:  # also refuses NaN
         raise ValidationFailed(details={"field": "wait", "reason": "seconds, at most 60"})
-    wait = min(wait, float(settings.STREAMS_LONGPOLL_MAX_SECONDS))
+    return min(wait, float(settings.STREAMS_LONGPOLL_MAX_SECONDS))
+
+
+def _wait_params(request: HttpRequest) -> tuple[float, int | None, str | None]:
+    """``wait`` (seconds, capped), ``after`` (or the version in If-None-Match; None: the next move)
+    and a spectator's ``invite_code``."""
+    wait = _wait_seconds(request)
     after = query_int(request.GET.get("after"), "after")
     if after is None:
         after = _version_from_etag(request.headers.get("If-None-Match", ""))
@@ -565,3 +570,48 @@ def _me_events(player_id: int, after: int, *, token: AccessToken) -> AsyncIterat
                      full=len(rows) == PAGE, seen=position["after"])
 
     return _events(channels.player_topic(player_id), f"player {player_id} after {after}", {}, page, token=token)
+
+
+# --- long-poll of the caller's notifications: GET /api/v1/me/inbox?after=<id>&wait=<s> ----------------
+
+
+def _inbox_params(request: HttpRequest) -> tuple[float, int | None]:
+    return _wait_seconds(request), query_int(request.GET.get("after"), "after")
+
+
+@_authenticated
+async def me_inbox(request: HttpRequest) -> HttpResponse:
+    """The long-poll twin of ``/me/stream``, for a client whose platform or network lets no server-sent
+    events through: the caller's notifications after ``after`` (oldest first, a page of at most PAGE)
+    as soon as there is one, or an empty page when ``wait`` runs out. ``after`` in the answer is what
+    to send next, so a client that follows it sees every notification once, as the stream's
+    ``Last-Event-ID`` does; without ``after`` only new notifications come, as on the stream. Nothing is
+    marked as watched: a notification is not a look at a table."""
+    params, refused = _parsed(_inbox_params, request)
+    new_only = params is not None and params[1] is None
+    token, last = await _caller_and(request, _last_notification if new_only else None)
+    if refused is not None:
+        raise refused
+    assert params is not None
+    wait, after = params
+    if after is None:
+        assert last is not None
+        after = last
+    player_id = token.user.player.pk
+    sub = channels.hub().subscribe(channels.player_topic(player_id))  # before the read: nothing slips by
+    try:
+        deadline = time.monotonic() + wait
+        while True:
+            rows = await channels.db(_notifications_after, player_id, after)
+            remaining = deadline - time.monotonic()
+            if rows or remaining <= 0:
+                break
+            sub.seen = after
+            if not await sub.wait(remaining):
+                rows = []  # not woken: nothing came (the hub's backstop catches a lost wake-up)
+                break
+    finally:
+        sub.close()
+    response = JsonResponse({"notifications": rows, "after": rows[-1]["id"] if rows else after})
+    response["Cache-Control"] = "no-store"
+    return response

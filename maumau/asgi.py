@@ -1,6 +1,6 @@
 """ASGI entry point (uvicorn maumau.asgi:application): moves, streams and long-polls on one server.
 
-A small router: the waiting clients (``GET /api/v1/games/{id}/stream``, ``/api/v1/me/stream`` and
+A small router: the waiting clients (``GET /api/v1/games/{id}/stream``, ``/api/v1/me/stream``, ``/api/v1/me/inbox`` and
 ``/api/v1/games/{id}?wait=``) go to the streams' pure async app, so that an open stream costs a
 coroutine and no thread (``live.asgi`` says why Django's handler would give each one a thread);
 every other request goes through Django as before.

@@ -256,7 +256,7 @@ SPECTACULAR_SETTINGS = {
         "`POST /api/v1/auth/login`. Every non-2xx answer is "
         '`{"error": {"code", "message", "details"}}`; messages follow Accept-Language (en, de, fr).'
     ),
-    "VERSION": "1.0.0",
+    "VERSION": "1.1.0",
     # The licence of this API description (and of the clients generated from it, sdk/typescript).
     "LICENSE": {"name": "MIT", "identifier": "MIT"},
     # Swagger UI and ReDoc from this server's static files (drf-spectacular-sidecar), not a CDN.

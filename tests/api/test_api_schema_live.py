@@ -136,4 +136,4 @@ def test_the_live_api_keeps_to_its_openapi_schema_under_every_schemathesis_check
     assert run.returncode == 0, output[-20000:]
     # Every operation but the two streams and the eight that end the caller's token (tests/accounts); the
     # index `/api/` is not in the schema.
-    assert "74 selected / 82 total" in output, output[-4000:]
+    assert "75 selected / 83 total" in output, output[-4000:]

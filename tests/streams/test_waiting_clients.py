@@ -178,6 +178,38 @@ def test_me_stream_tells_your_turn_and_resumes_by_id(server: str) -> None:
         older.close()
 
 
+def test_me_inbox_long_polls_the_notifications_the_stream_sends(server: str) -> None:
+    ada, bo, gid = two_player_round(server, [ADA, BO], STARTER, STOCK_TOP)
+    history = bo.http.get("/api/v1/me/inbox", params={"after": 0}).json()
+    assert history["notifications"] and history["after"] == history["notifications"][-1]["id"]
+    empty = bo.http.get("/api/v1/me/inbox", params={"after": history["after"], "wait": "0.3"})
+    assert empty.status_code == 200 and empty.json() == {"notifications": [], "after": history["after"]}
+    answer: dict[str, Any] = {}
+
+    def wait() -> None:
+        response = bo.http.get("/api/v1/me/inbox", params={"after": history["after"], "wait": 20})
+        answer.update(status=response.status_code, body=response.json(), at=time.monotonic())
+
+    waiter = threading.Thread(target=wait)
+    waiter.start()
+    time.sleep(0.5)
+    assert "status" not in answer, "the long-poll answered before anything happened"
+    act(ada, gid, {"type": "play", "cards": ["KH"]})
+    moved = time.monotonic()
+    waiter.join(5)
+    assert answer["status"] == 200 and answer["at"] - moved < 1.0
+    notes = answer["body"]["notifications"]
+    assert [n["kind"] for n in notes] == ["your_turn"] and notes[0]["data"]["seat"] == 1
+    assert answer["body"]["after"] == notes[0]["id"]
+    streamed = SseReader(server, f"/api/v1/me/stream?after={history['after']}", bo.token).start()
+    try:
+        assert streamed.next(5).data == notes[0]  # the same JSON as the stream's
+    finally:
+        streamed.close()
+    new_only = bo.http.get("/api/v1/me/inbox", params={"wait": "0.2"}).json()
+    assert new_only == {"notifications": [], "after": notes[0]["id"]}
+
+
 def test_waiting_endpoints_refuse_strangers_in_the_error_shape(poll_server: str) -> None:
     _ada, _bo, gid = two_player_round(poll_server, [ADA, BO], STARTER, STOCK_TOP, spectators="nobody")
     eve = sign_up(poll_server, "Eve")
@@ -192,6 +224,9 @@ def test_waiting_endpoints_refuse_strangers_in_the_error_shape(poll_server: str)
         (eve.http.get("/api/v1/games/999999", params={"wait": 1}), 404, "not_found"),
         (eve.http.get(f"/api/v1/games/{gid}", params={"wait": "soon"}), 400, "validation_error"),
         (eve.http.get("/api/v1/me/stream", params={"after": "-3"}), 400, "validation_error"),
+        (anonymous.get("/api/v1/me/inbox"), 401, "not_authenticated"),
+        (eve.http.get("/api/v1/me/inbox", params={"wait": "NaN"}), 400, "validation_error"),
+        (eve.http.get("/api/v1/me/inbox", params={"after": "99999999999"}), 400, "validation_error"),
     ]
     for response, status, code in cases:
         assert response.status_code == status, (response.request.url, response.text)

@@ -10,7 +10,7 @@ import type { components, paths } from "./schema.js";
 import { errorOf } from "./errors.js";
 import { retryingFetch, type FetchLike, type RetryOptions } from "./retry.js";
 import { fetchTransport, type SseTransport } from "./sse.js";
-import { eventStream, gameLongPoll, type GameFrame, type MeFrame, type StreamContext, type StreamOptions } from "./stream.js";
+import { eventStream, gameLongPoll, meLongPoll, type GameFrame, type MeFrame, type StreamContext, type StreamOptions } from "./stream.js";
 
 export type { components, paths, operations } from "./schema.js";
 export * from "./errors.js";
@@ -24,7 +24,7 @@ export type GameView = Schemas["GameView"];
 export type MoveResult = Schemas["MoveResult"];
 
 /** The version of the API this SDK was generated from (the schema's `info.version`). */
-export const API_VERSION = "1.0.0";
+export const API_VERSION = "1.1.0";
 
 export interface MauMauOptions {
   /** The server, such as `https://maumau.example.org` (no trailing slash, no `/api/v1`). */
@@ -138,7 +138,8 @@ export function createMauMau(options: MauMauOptions): MauMau {
       return eventStream(context, `/api/v1/games/${gameId}/stream`, streamOptions, longPoll) as AsyncGenerator<GameFrame>;
     },
     meStream(streamOptions = {}) {
-      return eventStream(context, "/api/v1/me/stream", streamOptions) as AsyncGenerator<MeFrame>;
+      const longPoll = meLongPoll(context, streamOptions.signal);
+      return eventStream(context, "/api/v1/me/stream", streamOptions, longPoll) as AsyncGenerator<MeFrame>;
     },
   };
 }

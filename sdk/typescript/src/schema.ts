@@ -690,6 +690,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/me/inbox": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's notifications by long-poll
+         * @description The long-poll twin of `GET /me/stream` for clients that cannot receive server-sent events: the same notifications (`Notification`), a page at a time. Follow the answer's `after` and every notification comes once.
+         */
+        get: operations["me_inbox"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/me/notifications": {
         parameters: {
             query?: never;
@@ -3553,6 +3573,13 @@ export interface components {
             /** @description The notification's id: send it back as Last-Event-ID. */
             id: number;
             data: components["schemas"]["Notification"];
+        };
+        /** @description A page of `GET /me/inbox`. */
+        NotificationPage: {
+            /** @description Oldest first; empty when `wait` ran out. */
+            notifications: components["schemas"]["Notification"][];
+            /** @description The last notification id answered (or the `after` asked for): send it as `after` next. */
+            after: number;
         };
         /** @description One frame of `GET /me/stream`, as a JSON object (see GameStreamFrame). */
         MeStreamFrame: components["schemas"]["MeStreamNotificationFrame"] | components["schemas"]["KeepAliveFrame"];
@@ -6537,6 +6564,62 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HistoryOutput"];
+                };
+            };
+            /** @description validation_error: malformed input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description not_authenticated */
+            401: {
+                headers: {
+                    /** @description Send `Authorization: Token <key>`. */
+                    "WWW-Authenticate": "Token";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description service_unavailable: no database connection came free in time (details.reason = database_busy; nothing was changed), or the database session ended under the request (connection_lost; a write may or may not have been made: retry it, a move with its Idempotency-Key); try again after Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    me_inbox: {
+        parameters: {
+            query?: {
+                /** @description The last notification id the caller has (default: only new ones). */
+                after?: number;
+                /** @description Seconds to wait for the first notification after `after` (at most 60: a longer wait is cut to it, not refused). Default 0: answer at once. */
+                wait?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The notifications after `after`, as soon as there is one, or none when `wait` ran out. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationPage"];
                 };
             };
             /** @description validation_error: malformed input */

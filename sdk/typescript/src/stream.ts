@@ -27,7 +27,7 @@ export interface StreamOptions {
   /** The longest wait between two reconnects (default 30 s; the server asks for 2 s with `retry:`). */
   maxReconnectDelayMs?: number;
   /** `"sse"` (default): server-sent events, long-polling only where the platform cannot stream;
-   * `"long-poll"`: long-poll from the start (game streams only). */
+   * `"long-poll"`: long-poll from the start. */
   mode?: "sse" | "long-poll";
   /** Told each time the stream (re)connects, with the id it resumes after. */
   onConnect?: (lastEventId: number | undefined, via: "sse" | "long-poll") => void;
@@ -109,6 +109,13 @@ export interface RawFrame {
   data: unknown;
 }
 
+/** A GET of the API that answers 200 (or 304, a long-poll that ran out); any other answer is thrown as its error. */
+async function answerOf(context: StreamContext, path: string, signal: AbortSignal | undefined): Promise<Response> {
+  const answer = await context.fetch(new Request(context.baseUrl + path, { headers: context.headers(), signal }));
+  if (answer.status !== 200 && answer.status !== 304) throw errorOf(answer.status, await answer.json().catch(() => undefined));
+  return answer;
+}
+
 /**
  * The game stream by long-poll, for where server-sent events cannot come through: the ledger rows after
  * `after` (`GET /games/{id}/events`), then a wait for the next version (`GET /games/{id}?wait=`), with
@@ -116,11 +123,7 @@ export interface RawFrame {
  */
 export function gameLongPoll(context: StreamContext, gameId: number, signal: AbortSignal | undefined,
                              waitSeconds = 30): (after: number | undefined) => AsyncGenerator<RawFrame> {
-  const get = async (path: string): Promise<Response> => {
-    const answer = await context.fetch(new Request(context.baseUrl + path, { headers: context.headers(), signal }));
-    if (answer.status !== 200 && answer.status !== 304) throw errorOf(answer.status, await answer.json().catch(() => undefined));
-    return answer;
-  };
+  const get = (path: string) => answerOf(context, path, signal);
   return async function* (after) {
     let position = after;
     if (position === undefined) {
@@ -139,6 +142,24 @@ export function gameLongPoll(context: StreamContext, gameId: number, signal: Abo
         return;
       }
       await get(`/api/v1/games/${gameId}?wait=${waitSeconds}&after=${ledger.version}`);
+    }
+  };
+}
+
+/**
+ * The caller's notifications by long-poll (`GET /me/inbox?after=&wait=`), for where server-sent events
+ * cannot come through: the same frames and ids as `GET /me/stream`. Each answer's `after` is sent with
+ * the next request, so every notification comes once.
+ */
+export function meLongPoll(context: StreamContext, signal: AbortSignal | undefined,
+                           waitSeconds = 30): (after: number | undefined) => AsyncGenerator<RawFrame> {
+  return async function* (after) {
+    let position = after;
+    while (!signal?.aborted) {
+      const query = position === undefined ? `wait=${waitSeconds}` : `after=${position}&wait=${waitSeconds}`;
+      const page = (await (await answerOf(context, `/api/v1/me/inbox?${query}`, signal)).json()) as Schemas["NotificationPage"];
+      for (const note of page.notifications) yield { event: note.kind, id: note.id, data: note };
+      position = page.after;
     }
   };
 }

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import net from "node:net";
 import { after, before, describe, it } from "node:test";
-import { createMauMau, type Action, type GameFrame, type GameView, type MauMau, unwrap, VersionConflictError } from "../src/index.js";
+import { createMauMau, type Action, type GameFrame, type GameView, type MauMau, type MeFrame, unwrap, VersionConflictError } from "../src/index.js";
 
 const BASE = process.env.MAUMAU_BASE_URL ?? "";
 const CONTROL = process.env.MAUMAU_CONTROL_URL ?? "";
@@ -223,5 +223,33 @@ describe("the game stream", () => {
     assert.deepEqual(frames.flatMap((frame) => (frame.event === "move" ? [frame.id] : [])),
       ledger.moves.map((move) => move.seq));
     assert.equal(frames[frames.length - 1].event, "end");
+  });
+});
+
+describe("the notifications stream", () => {
+  it("falls back to long-poll with the frames and ids of /me/stream", async () => {
+    const sdk = await guest("SDK inbox");
+    let view = await roundWithABot(sdk, "tavern");
+    const choose = chooser(5);
+    const frames: MeFrame[] = [];
+    const stop = new AbortController();
+    const reading = (async () => {
+      for await (const frame of sdk.meStream({ lastEventId: 0, mode: "long-poll", signal: stop.signal })) {
+        frames.push(frame);
+        if (frame.event === "round_over") return;
+      }
+    })();
+    try {
+      for (let moves = 0; view.status === "active" && moves < 2000; moves++) view = await playOneMove(sdk, view, choose);
+      await reading;
+    } finally {
+      stop.abort();
+    }
+    const ids = frames.flatMap((frame) => (frame.event === "end" ? [] : [frame.id]));
+    const page = await unwrap(sdk.api.GET("/api/v1/me/inbox", { params: { query: { after: 0 } } }));
+    const upTo = page.notifications.filter((note) => note.id <= ids[ids.length - 1]);
+    assert.deepEqual(ids, upTo.map((note) => note.id), "every notification once, in order");
+    assert.ok(frames.every((frame) => frame.event === "end" || frame.event === frame.data.kind));
+    assert.ok(frames.some((frame) => frame.event === "your_turn"));
   });
 });
