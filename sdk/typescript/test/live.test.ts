@@ -165,36 +165,56 @@ describe("a move whose answer is lost", () => {
   });
 });
 
+/**
+ * The frames `open` gives while the guest plays the round to its end (`midway` runs after three moves);
+ * reading stops at the stream's end or at the first frame `last` accepts.
+ */
+async function playWhileReading<F>(sdk: MauMau, view: GameView, choose: (actions: Action[]) => Action,
+                                   open: (signal: AbortSignal) => AsyncGenerator<F>,
+                                   last: (frame: F) => boolean = () => false,
+                                   midway?: () => Promise<void>): Promise<F[]> {
+  const frames: F[] = [];
+  const stop = new AbortController();
+  const reading = (async () => {
+    for await (const frame of open(stop.signal)) {
+      frames.push(frame);
+      if (last(frame)) return;
+    }
+  })();
+  try {
+    for (let moves = 0; view.status === "active" && moves < 2000; moves++) {
+      if (moves === 3 && midway !== undefined) await midway();
+      view = await playOneMove(sdk, view, choose);
+    }
+    await reading;
+  } finally {
+    stop.abort();
+  }
+  return frames;
+}
+
+/** The seqs of the round's whole ledger. */
+async function ledgerSeqs(sdk: MauMau, gameId: number): Promise<number[]> {
+  const ledger = await unwrap(sdk.api.GET("/api/v1/games/{game_id}/events", {
+    params: { path: { game_id: gameId }, query: { after: 0 } },
+  }));
+  return ledger.moves.map((move) => move.seq);
+}
+
+const movesOf = (frames: GameFrame[]) => frames.flatMap((frame) => (frame.event === "move" ? [frame.id] : []));
+
 describe("the game stream", () => {
   it("survives a server restart and resumes without a lost or repeated event", async () => {
     const sdk = await guest("SDK stream");
-    let view = await roundWithABot(sdk, "house");
-    const choose = chooser(7);
-    const frames: GameFrame[] = [];
+    const view = await roundWithABot(sdk, "house");
     const connects: Array<number | undefined> = [];
-    const stop = new AbortController();
-    const reading = (async () => {
-      for await (const frame of sdk.gameStream(view.id, {
-        lastEventId: 0, signal: stop.signal, maxReconnectDelayMs: 1000,
-        onConnect: (last) => connects.push(last),
-      })) {
-        frames.push(frame);
-      }
-    })();
-    try {
-      for (let moves = 0; moves < 3 && view.status === "active"; moves++) view = await playOneMove(sdk, view, choose);
+    const frames = await playWhileReading(sdk, view, chooser(7), (signal) => sdk.gameStream(view.id, {
+      lastEventId: 0, signal, maxReconnectDelayMs: 1000, onConnect: (last) => connects.push(last),
+    }), undefined, async () => {
       const restarted = await fetch(`${CONTROL}/restart`, { method: "POST" });
       assert.equal(restarted.status, 204);
-      for (let moves = 0; view.status === "active" && moves < 2000; moves++) view = await playOneMove(sdk, view, choose);
-      await reading;
-    } finally {
-      stop.abort();
-    }
-    const ledger = await unwrap(sdk.api.GET("/api/v1/games/{game_id}/events", {
-      params: { path: { game_id: view.id }, query: { after: 0 } },
-    }));
-    const seqs = frames.flatMap((frame) => (frame.event === "move" ? [frame.id] : []));
-    assert.deepEqual(seqs, ledger.moves.map((move) => move.seq), "every ledger row once, in order");
+    });
+    assert.deepEqual(movesOf(frames), await ledgerSeqs(sdk, view.id), "every ledger row once, in order");
     assert.equal(frames[frames.length - 1].event, "end");
     assert.ok(connects.length >= 2, `reconnected after the restart: ${JSON.stringify(connects)}`);
     assert.ok(connects.slice(1).every((last) => last !== undefined && last > 0), "resumed with Last-Event-ID");
@@ -202,26 +222,10 @@ describe("the game stream", () => {
 
   it("falls back to long-poll with the same frames", async () => {
     const sdk = await guest("SDK long-poll");
-    let view = await roundWithABot(sdk, "classic");
-    const choose = chooser(3);
-    const frames: GameFrame[] = [];
-    const stop = new AbortController();
-    const reading = (async () => {
-      for await (const frame of sdk.gameStream(view.id, { lastEventId: 0, mode: "long-poll", signal: stop.signal })) {
-        frames.push(frame);
-      }
-    })();
-    try {
-      for (let moves = 0; view.status === "active" && moves < 2000; moves++) view = await playOneMove(sdk, view, choose);
-      await reading;
-    } finally {
-      stop.abort();
-    }
-    const ledger = await unwrap(sdk.api.GET("/api/v1/games/{game_id}/events", {
-      params: { path: { game_id: view.id }, query: { after: 0 } },
-    }));
-    assert.deepEqual(frames.flatMap((frame) => (frame.event === "move" ? [frame.id] : [])),
-      ledger.moves.map((move) => move.seq));
+    const view = await roundWithABot(sdk, "classic");
+    const frames = await playWhileReading(sdk, view, chooser(3),
+      (signal) => sdk.gameStream(view.id, { lastEventId: 0, mode: "long-poll", signal }));
+    assert.deepEqual(movesOf(frames), await ledgerSeqs(sdk, view.id));
     assert.equal(frames[frames.length - 1].event, "end");
   });
 });
@@ -229,22 +233,10 @@ describe("the game stream", () => {
 describe("the notifications stream", () => {
   it("falls back to long-poll with the frames and ids of /me/stream", async () => {
     const sdk = await guest("SDK inbox");
-    let view = await roundWithABot(sdk, "tavern");
-    const choose = chooser(5);
-    const frames: MeFrame[] = [];
-    const stop = new AbortController();
-    const reading = (async () => {
-      for await (const frame of sdk.meStream({ lastEventId: 0, mode: "long-poll", signal: stop.signal })) {
-        frames.push(frame);
-        if (frame.event === "round_over") return;
-      }
-    })();
-    try {
-      for (let moves = 0; view.status === "active" && moves < 2000; moves++) view = await playOneMove(sdk, view, choose);
-      await reading;
-    } finally {
-      stop.abort();
-    }
+    const view = await roundWithABot(sdk, "tavern");
+    const frames: MeFrame[] = await playWhileReading(sdk, view, chooser(5),
+      (signal) => sdk.meStream({ lastEventId: 0, mode: "long-poll", signal }),
+      (frame) => frame.event === "round_over");
     const ids = frames.flatMap((frame) => (frame.event === "end" ? [] : [frame.id]));
     const page = await unwrap(sdk.api.GET("/api/v1/me/inbox", { params: { query: { after: 0 } } }));
     const upTo = page.notifications.filter((note) => note.id <= ids[ids.length - 1]);
