@@ -10,6 +10,8 @@ from django.core.cache import cache
 from django.test import override_settings
 from rest_framework.test import APIClient
 
+from tests.clocks.clock_helpers import T0
+
 
 @pytest.fixture(scope="session", autouse=True)
 def _static_files_of_the_tests_own(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
@@ -54,3 +56,10 @@ def eager_celery(settings: Any) -> None:
     Django setting Celery reads (``CELERY_`` names): Celery 5.6 ignores a later change of
     ``app.conf.task_always_eager`` while that setting exists."""
     settings.CELERY_TASK_ALWAYS_EAGER = True
+
+
+@pytest.fixture
+def clock(time_machine: Any) -> Any:
+    """Frozen time at ``T0``; ``clock.shift(seconds)`` moves it."""
+    time_machine.move_to(T0, tick=False)
+    return time_machine

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 from accounts import services as account_services
 from games import engine
 from games.models import Game, Move, Player, Seat
 from play import services
+
+#: The instant the ``clock`` fixture (tests/conftest.py) freezes: a noon far from any real date.
+T0 = datetime(2030, 1, 1, 12, 0, tzinfo=UTC)
 
 
 def round_with_people(rules: str = "classic", *, people: int = 2, options: dict[str, Any] | None = None,

@@ -7,7 +7,6 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -17,17 +16,11 @@ from django.test import override_settings
 from games.models import Game
 from maumau import locks
 from play import clocks
-from tests.clocks.clock_helpers import clock_moves, round_with_people
+from tests.clocks.clock_helpers import T0, clock_moves, round_with_people
 
 pytestmark = pytest.mark.django_db
 
-T0 = datetime(2030, 1, 1, 12, 0, tzinfo=UTC)
 
-
-@pytest.fixture
-def clock(time_machine: Any) -> Any:
-    time_machine.move_to(T0, tick=False)
-    return time_machine
 
 
 @contextmanager

@@ -4,7 +4,7 @@ request path resolve a passed deadline once, never early, and a move sends nothi
 from __future__ import annotations
 
 import threading
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -17,19 +17,12 @@ from games.ledger import ledger_verify
 from games.models import Game, Move
 from games.selectors import game_view
 from play import clocks, services
-from tests.clocks.clock_helpers import clock_moves, fresh, person_moves, round_with_people, seat_of_turn
+from tests.clocks.clock_helpers import T0, clock_moves, fresh, person_moves, round_with_people, seat_of_turn
 from tests.games.api_helpers import setup_for
 
 pytestmark = pytest.mark.django_db
 
-T0 = datetime(2030, 1, 1, 12, 0, tzinfo=UTC)
 
-
-@pytest.fixture
-def clock(time_machine: Any) -> Any:
-    """Frozen time at T0; ``clock.shift(seconds)`` moves it."""
-    time_machine.move_to(T0, tick=False)
-    return time_machine
 
 
 @pytest.fixture

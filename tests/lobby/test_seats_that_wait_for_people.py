@@ -4,7 +4,7 @@ are told ``game_started`` there too; a player can resign a league."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -12,17 +12,11 @@ import pytest
 from games.models import Move, Player, Seat
 from play import clocks
 from streams.models import WebhookDelivery
-from tests.clocks.clock_helpers import fresh, person_moves, round_with_people, seat_of_turn
+from tests.clocks.clock_helpers import T0, fresh, person_moves, round_with_people, seat_of_turn
 
 pytestmark = pytest.mark.django_db
 
-T0 = datetime(2030, 1, 1, 12, 0, tzinfo=UTC)
 
-
-@pytest.fixture
-def clock(time_machine: Any) -> Any:
-    time_machine.move_to(T0, tick=False)
-    return time_machine
 
 
 def _time_out_turn(clock: Any, game: Any) -> Any:

@@ -4,7 +4,6 @@ bot took over an absent person after timeouts is rated only if the person played
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -19,7 +18,6 @@ from tests.clocks.clock_helpers import fresh, round_with_people, seat_of_turn
 
 pytestmark = pytest.mark.django_db
 
-T0 = datetime(2030, 1, 1, 12, 0, tzinfo=UTC)
 
 
 def fair_round(make_player: Any, rules: str = "classic", people: int = 2) -> tuple[dict[str, Any], list[Any]]:
@@ -66,11 +64,6 @@ def test_an_aborted_round_has_no_result_and_moves_no_rating(make_player):
     assert not RoundResult.objects.filter(game_id=game["id"]).exists()
     assert not Rating.objects.exists() and not RatingPoint.objects.exists()
 
-
-@pytest.fixture
-def clock(time_machine: Any) -> Any:
-    time_machine.move_to(T0, tick=False)
-    return time_machine
 
 
 #: Classic, the sleeper (seat 0, first on turn) with two cards, the awake person with twelve: the

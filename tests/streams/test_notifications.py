@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -12,13 +12,13 @@ from games.models import Game
 from play import clocks
 from streams.models import Notification
 from streams.services import reminder_at, turn_reminder_send
+from tests.clocks.clock_helpers import T0
 from tests.streams.streams_helpers import rigged_setup
 
 pytestmark = pytest.mark.django_db
 
 ADA = ["KH", "8C", "10S", "AD", "QC"]
 BO = ["7C", "8D", "9D", "AS", "10D"]
-T0 = datetime(2030, 1, 1, 12, 0, tzinfo=UTC)
 
 
 def _kinds(player_id: int) -> list[str]:
@@ -83,12 +83,11 @@ def _reminders(game_id: int) -> list[Notification]:
 
 
 @pytest.fixture
-def long_turns(settings: Any, time_machine: Any) -> Any:
+def long_turns(settings: Any, clock: Any) -> Any:
     """A reminder once 75 % of a turn of at least 60 s is used; frozen time (``shift`` moves it)."""
     settings.STREAMS_REMINDER_SHARE = 0.75
     settings.STREAMS_REMINDER_MIN_SECONDS = 60
-    time_machine.move_to(T0, tick=False)
-    return time_machine
+    return clock
 
 
 def _long_round(make_player: Callable[..., Any], capture: Any, stock_top: list[str],
