@@ -112,10 +112,15 @@ def setup_for(deck: list[str], hands: list[list[str]], starter: str, stock_top: 
 
 
 def axe_script() -> str | None:
-    """axe-core's ``axe.min.js`` (npm ``axe-core``) when MAUMAU_AXE_JS names it: the browser tests then check
-    every screen they `look` at for accessibility violations."""
+    """axe-core's ``axe.min.js`` (npm ``axe-core``, pinned in contract/package.json) when MAUMAU_AXE_JS names
+    it: the browser tests then check every screen they `look` at for accessibility violations. CI sets it
+    (.ci/run), and there a missing file fails rather than checking nothing."""
     path = os.environ.get("MAUMAU_AXE_JS")
-    return Path(path).read_text() if path and Path(path).exists() else None
+    if path and Path(path).exists():
+        return Path(path).read_text()
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(f"axe-core is missing in CI (MAUMAU_AXE_JS={path!r}): the screens must be checked there")
+    return None
 
 
 def look(page: Any, name: str) -> None:
