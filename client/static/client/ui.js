@@ -89,7 +89,7 @@ export function cardBack(extra = {}) {
   return h("span", { class: "card back", ...extra });
 }
 
-/** @param {Card[]} cards @param {Record<string, Card> | null} [as]  what each joker stands for */
+/** @param {Card[]} cards @param {Partial<Record<string, Card>> | null} [as]  what each joker stands for */
 export function cardsText(cards, as = {}) {
   return cards.map((code) => cardName(code, (as || {})[code])).join(", ");
 }
