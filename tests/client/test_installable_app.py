@@ -26,8 +26,6 @@ expect = playwright_sync.expect
 TIMEOUT_MS = 15_000
 
 
-
-
 @pytest.fixture
 def context(browser: Any, server: str) -> Iterator[Any]:
     made = browser.new_context(viewport=PHONE, locale="en-GB")

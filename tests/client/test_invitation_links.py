@@ -21,10 +21,6 @@ expect = playwright_sync.expect
 SKAT = [rank + suit for suit in "CSHD" for rank in ["7", "8", "9", "10", "J", "Q", "K", "A"]]
 
 
-
-
-
-
 def test_an_invitee_signs_up_from_the_link_takes_the_seat_and_both_play_a_round(server: str, new_page: Any) -> None:
     hana = new_page()
     hana.goto(server + "/")

@@ -17,8 +17,6 @@ expect = playwright_sync.expect
 TIMEOUT_MS = 15_000
 
 
-
-
 def test_offline_with_a_cleared_http_cache_the_lobby_shows_the_last_games_leagues_and_standings(
         browser: Any, server: str) -> None:
     context = browser.new_context(viewport=PHONE, locale="en-GB")

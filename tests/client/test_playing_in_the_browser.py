@@ -31,10 +31,6 @@ expect = playwright_sync.expect
 TIMEOUT_MS = 10_000
 
 
-
-
-
-
 def screenshot(page: Any, name: str) -> None:
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)

@@ -23,10 +23,6 @@ VIEWPORT = SMALL_PHONE  # this module's pages, unless a test asks for another si
 CLASSIC_DECK = [rank + suit for suit in "CSHD" for rank in ["7", "8", "9", "10", "J", "Q", "K", "A"]]
 
 
-
-
-
-
 def open_as(page: Any, base: str, token: str, hash_: str) -> None:
     page.goto(base + "/")
     page.evaluate(f"localStorage.setItem('maumau.token', '{token}'); localStorage.setItem('maumau.pace', '0')")
