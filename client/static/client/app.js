@@ -152,7 +152,7 @@ const RULES = ["classic", "tavern", "house"];
 /** @param {string | undefined} name @returns {name is Schemas["Rules"]} */
 const isRules = (name) => /** @type {(string | undefined)[]} */ (RULES).includes(name);
 
-/** @param {Schemas["Table"] | Schemas["MyTable"]} table @param {...import("./ui.js").Child} actions */
+/** @param {Schemas["Table"] | Schemas["MyTable"]} table @param {...Parameters<typeof fill>[1]} actions */
 function tableLine(table, ...actions) {
   const names = ("seats" in table ? table.seats : []).map((seat) => seat.player.name).join(", ");
   return h("li", { class: "row" },
@@ -398,7 +398,11 @@ function lobbyScreen() {
 // --- a table: seats, bots, rounds, scoreboard ---------------------------------------------------
 
 // A scoreboard (a table's or a league's standings); `points: false` for a rule set that scores only wins.
-/** @type {import("./league.js").ScoreTable} */
+/**
+ * @param {Pick<Schemas["ScoreboardOutput"], "players" | "practice_rounds">} board  a standings' rows have more
+ * @param {{points?: boolean}} [options]
+ * @returns {HTMLElement}
+ */
 export function scoreTable(board, { points = true } = {}) {
   /** @type {(Schemas["ScoreboardLine"] & Partial<Pick<Schemas["StandingLine"], "lost" | "display_rating" | "rating_provisional">>)[]} */
   const players = board.players;

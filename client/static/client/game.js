@@ -21,6 +21,7 @@ import { onScreen, turnIs } from "./turns.js";
 /** @typedef {import("maumau-schema").components["schemas"]} Schemas */
 /** @typedef {Schemas["Card"]} Card */
 /** @typedef {Schemas["PlayAction"]} PlayAction */
+/** @typedef {Parameters<typeof fill>[1]} Child  what ui.js's h() and fill() take */
 /** @typedef {Pick<Schemas["LedgerMove"], "seq" | "actor" | "seat" | "events">} Row  a ledger row (the deal: row 0) */
 /**
  * What the table shows: the settled view, or the table as a row of the ledger left it (the client's own).
@@ -94,9 +95,9 @@ export function eventText(event, nameOf) {
  * @param {string} id
  * @param {object} how
  * @param {(hash: string) => void} how.go
- * @param {(listener: import("./app.js").NoticeListener) => () => void} how.onNotice
+ * @param {(listener: (kind: string, data: Schemas["Notification"]) => void) => () => void} how.onNotice
  * @param {() => {id: number} | null} how.currentPlayer
- * @param {import("./league.js").ScoreTable} how.scoreTable
+ * @param {(board: Pick<Schemas["ScoreboardOutput"], "players" | "practice_rounds">, options?: {points?: boolean}) => HTMLElement} how.scoreTable
  */
 export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
   let alive = true;
@@ -512,7 +513,7 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
 
   /**
    * @param {string} title
-   * @param {...(import("./ui.js").Child | ((close: () => void) => import("./ui.js").Child))} body
+   * @param {...(Child | ((close: () => void) => Child))} body
    */
   function dialog(title, ...body) {
     const node = h("dialog", { class: "chooser", "aria-labelledby": "chooser-title" });
