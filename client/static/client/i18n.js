@@ -1,7 +1,6 @@
 // @ts-check
 // German, English and French: the browser's language first, switchable, remembered.
 
-/** @typedef {import("maumau-schema").components["schemas"]["Language"]} Language */
 /** @typedef {import("maumau-schema").components["schemas"]["Card"]} Card */
 
 /** @type {readonly string[]} */
