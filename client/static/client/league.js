@@ -468,7 +468,8 @@ export function leagueScreen(id, rest, { scoreTable, me = () => null, onNotice =
     if (!alive || !last || checking) return;
     checking = true;
     try {
-      if (sheetKey(await rounds(id, last.season)) !== last.key) await load();
+      const fresh = sheetKey(await rounds(id, last.season));
+      if (seen && fresh !== seen.key) await load();  // as read now: a load meanwhile may have moved it
     } finally { checking = false; }
   }
   // Waiting: a pending round of the current season that the caller recorded or plays in.
@@ -486,10 +487,9 @@ export function leagueScreen(id, rest, { scoreTable, me = () => null, onNotice =
 
   /** @param {Schemas["LeagueOutput"]} league @param {LeagueReads} reads */
   function render(league, { season, current, standings, running, played, seasons, members }) {
-    /** @type {[Schemas["LeagueOutput"], LeagueReads]} */
-    const now = [league, { season, current, standings, running, played, seasons, members }];
-    shown = now;
-    const again = () => render(...now);
+    shown = [league, { season, current, standings, running, played, seasons, members }];
+    // The last render's reads, whichever render made this (a correction's Cancel outlives its render).
+    const again = () => { if (shown) render(...shown); };
     const focused = document.activeElement && document.activeElement.id;
     const player = me();
     const limit = league.league_limit || running.limit || null;
