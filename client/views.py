@@ -16,7 +16,6 @@ from pathlib import Path
 from django.contrib.staticfiles import finders
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
-from django.template.loader import render_to_string
 from django.templatetags.static import static
 
 from maumau.errors import MESSAGES, error_body
@@ -75,6 +74,16 @@ def shell_files() -> list[str]:
     return [*SHELL_ASSETS, *client_modules()]
 
 
+#: The service worker's code: plain JavaScript, type-checked as it is (client/tsconfig.worker.json); the
+#: server writes the shell, its version and the icon in front of it (names declared in worker/server.d.ts).
+WORKER = Path(__file__).resolve().parent / "worker" / "sw.js"
+
+
+@functools.cache
+def worker_source() -> str:
+    return WORKER.read_text(encoding="utf-8")
+
+
 def _refused(request: HttpRequest) -> JsonResponse | None:
     if request.method in ("GET", "HEAD"):
         return None
@@ -92,8 +101,8 @@ def service_worker(request: HttpRequest) -> HttpResponse:
         return refused
     shell = ["/", *[static(name) for name in shell_files()]]
     version = hashlib.sha256(json.dumps(shell).encode()).hexdigest()[:16]
-    body = render_to_string("client/sw.js", {"shell": json.dumps(shell), "version": json.dumps(version),
-                                             "icon": json.dumps(static("client/icon-192.png"))})
+    body = (f"const SHELL = {json.dumps(shell)};\nconst VERSION = {json.dumps(version)};\n"
+            f"const ICON = {json.dumps(static('client/icon-192.png'))};\n{worker_source()}")
     response = HttpResponse(body, content_type="text/javascript; charset=utf-8")
     response["Cache-Control"] = "no-cache"
     response["Service-Worker-Allowed"] = "/"

@@ -18,18 +18,12 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.client.browser_helpers import PHONE, Api, live_server
+from tests.client.browser_helpers import PHONE, Api
 
 playwright_sync = pytest.importorskip("playwright.sync_api")
 expect = playwright_sync.expect
 
 TIMEOUT_MS = 15_000
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    with live_server(tmp_path_factory.mktemp("app-server")) as url:
-        yield url
 
 
 @pytest.fixture

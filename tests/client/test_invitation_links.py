@@ -9,43 +9,16 @@ The browser runs in this module only (module-scoped), as in test_playing_in_the_
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from tests.client.browser_helpers import PHONE, Api, live_server, look, setup_for
+from tests.client.browser_helpers import Api, look, setup_for
 
 playwright_sync = pytest.importorskip("playwright.sync_api")
 expect = playwright_sync.expect
 
-TIMEOUT_MS = 15_000
 SKAT = [rank + suit for suit in "CSHD" for rank in ["7", "8", "9", "10", "J", "Q", "K", "A"]]
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    with live_server(tmp_path_factory.mktemp("invite-server")) as url:
-        yield url
-
-
-@pytest.fixture
-def new_page(browser: Any) -> Iterator[Any]:
-    contexts: list[Any] = []
-    errors: list[str] = []
-
-    def make(locale: str = "en-GB") -> Any:
-        context = browser.new_context(viewport=PHONE, locale=locale)
-        context.set_default_timeout(TIMEOUT_MS)
-        contexts.append(context)
-        page = context.new_page()
-        page.on("pageerror", lambda error: errors.append(str(error)))
-        return page
-
-    yield make
-    for context in contexts:
-        context.close()
-    assert not errors, errors
 
 
 def test_an_invitee_signs_up_from_the_link_takes_the_seat_and_both_play_a_round(server: str, new_page: Any) -> None:

@@ -5,23 +5,16 @@ needs the server says so."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from tests.client.browser_helpers import PHONE, Api, live_server, look
+from tests.client.browser_helpers import PHONE, Api, look
 
 playwright_sync = pytest.importorskip("playwright.sync_api")
 expect = playwright_sync.expect
 
 TIMEOUT_MS = 15_000
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    with live_server(tmp_path_factory.mktemp("offline-server")) as url:
-        yield url
 
 
 def test_offline_with_a_cleared_http_cache_the_lobby_shows_the_last_games_leagues_and_standings(

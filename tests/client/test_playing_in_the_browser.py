@@ -11,7 +11,6 @@ the main thread while it lives, which Django's ORM in other test modules would t
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -23,7 +22,6 @@ from tests.client.browser_helpers import (
     Api,
     DroppingProxy,
     deck_of_house,
-    live_server,
     setup_for,
 )
 
@@ -31,32 +29,6 @@ playwright_sync = pytest.importorskip("playwright.sync_api")
 expect = playwright_sync.expect
 
 TIMEOUT_MS = 10_000
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    with live_server(tmp_path_factory.mktemp("client-server")) as url:
-        yield url
-
-
-@pytest.fixture
-def new_page(browser: Any) -> Iterator[Any]:
-    """Pages in browser contexts of their own (separate storage: separate players), English unless asked."""
-    contexts: list[Any] = []
-    errors: list[str] = []
-
-    def make(viewport: dict[str, int] = PHONE, locale: str = "en-GB") -> Any:
-        context = browser.new_context(viewport=viewport, locale=locale)
-        context.set_default_timeout(TIMEOUT_MS)
-        contexts.append(context)
-        page = context.new_page()
-        page.on("pageerror", lambda error: errors.append(str(error)))
-        return page
-
-    yield make
-    for context in contexts:
-        context.close()
-    assert not errors, errors
 
 
 def screenshot(page: Any, name: str) -> None:

@@ -7,45 +7,20 @@ scoresheet that keeps its line-up for the next round. Screenshots go to ``var/sc
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from tests.client.browser_helpers import SCREENSHOTS, Api, deck_of_house, live_server, setup_for
+from tests.client.browser_helpers import SCREENSHOTS, Api, deck_of_house, setup_for
 
 playwright_sync = pytest.importorskip("playwright.sync_api")
 expect = playwright_sync.expect
 
-TIMEOUT_MS = 10_000
+TIMEOUT_MS = 10_000  # Playwright's default timeout for this module's pages (conftest.new_page)
 SMALL_PHONE = {"width": 360, "height": 740}
 PHONE = {"width": 390, "height": 844}
+VIEWPORT = SMALL_PHONE  # this module's pages, unless a test asks for another size
 CLASSIC_DECK = [rank + suit for suit in "CSHD" for rank in ["7", "8", "9", "10", "J", "Q", "K", "A"]]
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    with live_server(tmp_path_factory.mktemp("phone-server")) as url:
-        yield url
-
-
-@pytest.fixture
-def new_page(browser: Any) -> Iterator[Any]:
-    contexts: list[Any] = []
-    errors: list[str] = []
-
-    def make(viewport: dict[str, int] = SMALL_PHONE) -> Any:
-        context = browser.new_context(viewport=viewport, locale="en-GB")
-        context.set_default_timeout(TIMEOUT_MS)
-        contexts.append(context)
-        page = context.new_page()
-        page.on("pageerror", lambda error: errors.append(str(error)))
-        return page
-
-    yield make
-    for context in contexts:
-        context.close()
-    assert not errors, errors
 
 
 def open_as(page: Any, base: str, token: str, hash_: str) -> None:

@@ -2,8 +2,8 @@
 // The API over fetch: the token, the caller's language, errors in the API's shape, and
 // server-sent events read from a fetch body (EventSource cannot send the Authorization header).
 // Types come from the declarations openapi-typescript generates from the schema ("maumau-schema":
-// sdk/typescript/src/schema.ts, see client/tsconfig.json); `tsc -p client/tsconfig.json` checks them,
-// and the browser ignores them (no build step).
+// sdk/typescript/src/schema.ts, see client/tsconfig.json); `tsc --checkJs --strict -p client/tsconfig.json`
+// checks every module of the client (docs/clients.md), and the browser ignores them (no build step).
 
 /** @typedef {import("maumau-schema").components["schemas"]} Schemas */
 /** @typedef {Schemas["ApiError"]["error"]} ErrorBody */

@@ -1,3 +1,4 @@
+// @ts-check
 // The client's shell: the router (#/lobby, #/table/1, #/game/1, #/league/1, #/ratings), sign-up and
 // log-in, the lobby, a table with its scoreboard, league standings. The game screen is game.js.
 
@@ -11,20 +12,32 @@ import { installApp, settingsScreen } from "./notify.js";
 import { onResync, savedAt, withBackoff } from "./resync.js";
 import { forgetTurns, noticed, turnsAre } from "./turns.js";
 
-const main = document.getElementById("main");
+/** @typedef {import("maumau-schema").components["schemas"]} Schemas */
+/** @typedef {(kind: string, data: Schemas["Notification"]) => void} NoticeListener */
+/**
+ * A screen by the hash's first part: (id, the rest of the path, the raw id) -> a cleanup function.
+ * @typedef {(id: string | null, rest: string[], name?: string) => ((() => void) | null | "")} Route
+ */
+
+const main = /** @type {HTMLElement} */ (document.getElementById("main"));
 // The links in the bar, in order (a screen added elsewhere adds its link here and its route to ROUTES).
 export const NAV = [["#/lobby", "nav.lobby"], ["#/leagues", "nav.leagues"], ["#/history", "nav.history"], ["#/ratings", "nav.ratings"],
   ["#/settings", "settings.nav"]];
 let cleanup = () => {};
+/** @type {Schemas["Me"] | null} */
 let me = null;
+/** @type {ReturnType<typeof openStream> | null} */
 let notices = null;
+/** @type {Set<NoticeListener>} */
 const noticeListeners = new Set();
 
+/** @param {string} hash */
 export function go(hash) {
   if (location.hash === hash) route();
   else location.hash = hash;
 }
 
+/** @param {NoticeListener} listener */
 export function onNotice(listener) {
   noticeListeners.add(listener);
   return () => noticeListeners.delete(listener);
@@ -35,8 +48,9 @@ function listen() {
   if (notices || !token()) return;
   notices = openStream("me/stream", {
     onEvent: (kind, data) => {
-      noticed(kind, data);
-      for (const listener of [...noticeListeners]) listener(kind, data);
+      const notice = /** @type {Schemas["Notification"]} */ (data);  // every frame of me/stream is one
+      noticed(kind, notice);
+      for (const listener of [...noticeListeners]) listener(kind, notice);
     },
   });
   myGames().then(({ games }) => turnsAre(games.filter(myTurn).map(({ view }) => [view.id, view.table]))).catch(() => {});
@@ -54,7 +68,7 @@ async function whoAmI() {
     localStorage.setItem("maumau.me", JSON.stringify(me));
   } catch (exc) {
     if (exc instanceof ApiError && exc.status === 401) { setToken(null); me = null; localStorage.removeItem("maumau.me"); }
-    else if (exc instanceof ApiError && exc.status === 0 && localStorage.getItem("maumau.me")) me = JSON.parse(localStorage.getItem("maumau.me"));  // offline
+    else if (exc instanceof ApiError && exc.status === 0 && localStorage.getItem("maumau.me")) me = JSON.parse(localStorage.getItem("maumau.me") || "null");  // offline
     else throw exc;
   }
   return me;
@@ -64,6 +78,7 @@ export function currentPlayer() { return me; }
 
 function renderNav() {
   const nav = document.getElementById("nav");
+  if (!nav) return;
   fill(nav);
   if (!me) return;
   nav.append(
@@ -83,6 +98,7 @@ async function logout() {
   go("#/");
 }
 
+/** @param {string} newToken */
 async function signedIn(newToken) {
   forgetSaved();
   setToken(newToken);
@@ -95,19 +111,24 @@ async function signedIn(newToken) {
 
 function authScreen() {
   const guestName = h("input", { name: "name", required: true, maxlength: 40, autocomplete: "nickname" });
-  const guest = h("form", { class: "stack", onsubmit: (event) => {
+  const guest = h("form", { class: "stack", onsubmit: (/** @type {SubmitEvent} */ event) => {
     event.preventDefault();
-    attempt(async () => signedIn((await post("players", { name: guestName.value.trim() })).token));
+    attempt(async () => {
+      /** @type {Schemas["PlayerCreated"]} */
+      const created = await post("players", { name: guestName.value.trim() });
+      await signedIn(created.token);
+    });
   } }, field(t("auth.name"), guestName), h("button", { class: "primary" }, t("auth.guest.go")));
 
-  const account = (login) => {
+  const account = (/** @type {boolean} */ login) => {
     const username = h("input", { name: "username", required: true, autocomplete: "username" });
     const password = h("input", { name: "password", type: "password", required: true,
       autocomplete: login ? "current-password" : "new-password" });
-    return h("form", { class: "stack", onsubmit: (event) => {
+    return h("form", { class: "stack", onsubmit: (/** @type {SubmitEvent} */ event) => {
       event.preventDefault();
       attempt(async () => {
         const body = { username: username.value.trim(), password: password.value, device: t("auth.device") };
+        /** @type {Schemas["LoginResult"] | Schemas["AccountCreated"]} */
         const answer = await post(login ? "auth/login" : "accounts", body);
         await signedIn(answer.token);
       });
@@ -126,30 +147,36 @@ function authScreen() {
 
 // --- lobby -------------------------------------------------------------------------------------
 
+/** @type {Schemas["Rules"][]} */
 const RULES = ["classic", "tavern", "house"];
+/** @param {string | undefined} name @returns {name is Schemas["Rules"]} */
+const isRules = (name) => /** @type {(string | undefined)[]} */ (RULES).includes(name);
 
+/** @param {Schemas["Table"] | Schemas["MyTable"]} table @param {...Parameters<typeof fill>[1]} actions */
 function tableLine(table, ...actions) {
-  const names = (table.seats || []).map((seat) => seat.player.name).join(", ");
+  const names = ("seats" in table ? table.seats : []).map((seat) => seat.player.name).join(", ");
   return h("li", { class: "row" },
     h("span", { class: "grow" }, h("strong", {}, t(`rules.${table.rules}`)), ` · ${t("table.title", { id: table.id })}`,
       names ? h("span", { class: "muted" }, ` · ${names}`) : null),
     ...actions);
 }
 
+/** @param {{view: Schemas["GameView"]}} game */
 const myTurn = ({ view }) => view.seat !== null && view.seat !== undefined && view.turn === view.seat;
 
 async function myGames() {
   const tables = (me && me.tables) || [];
   const running = tables.filter((table) => table.current_game);
+  /** @type {(Schemas["GameView"] | null)[]} */
   const views = await Promise.all(running.slice(0, 20).map((table) =>
     get(`games/${table.current_game}`).catch(() => null)));
-  const games = views.map((view, index) => ({ table: running[index], view }))
-    .filter(({ view }) => view && view.status === "active");
+  const games = views.flatMap((view, index) => (view && view.status === "active" ? [{ table: running[index], view }] : []));
   games.sort((a, b) => Number(myTurn(b)) - Number(myTurn(a)));
   return { games, waiting: tables.filter((table) => !table.current_game || !games.some((g) => g.table.id === table.id)) };
 }
 
 // The lobby's parts from issue 14 (quick play, challenges) appear when the server has them.
+/** @param {string} path @returns {Promise<any>}  what `get` answers (the caller names its type), or null */
 async function optional(path) {
   try {
     return await get(path);
@@ -165,6 +192,7 @@ function rulesSelect(name = "rules") {
 
 // A person's time controls (the 5 s house default is for bots and tests) and the bots that fill
 // the seats nobody took after BOTS_AFTER seconds; both remembered.
+/** @type {[number, string][]} */
 const CLOCKS = [[20, "clock.20s"], [60, "clock.1m"], [86400, "clock.1d"]];
 const BOTS_AFTER = 20;
 const CLOCK_KEY = "maumau.clock";
@@ -183,15 +211,19 @@ function clockPicker() {
   return group;
 }
 
+/** @param {Schemas["Seek"][]} seeks @param {() => Promise<void>} refresh */
 function playNow(seeks, refresh) {
-  const mine = seeks.filter((seek) => me && seek.player.id === me.id && seek.status === "open");
+  const self = me;
+  const mine = seeks.filter((seek) => self && seek.player.id === self.id && seek.status === "open");
   const players = h("select", { name: "players", "aria-label": t("lobby.players") },
     [2, 3, 4].map((n) => h("option", { value: n }, t("lobby.players.n", { n }))));
   const bots = h("input", { type: "checkbox", name: "bots", checked: localStorage.getItem(BOTS_KEY) !== "off",
     onchange: () => localStorage.setItem(BOTS_KEY, bots.checked ? "on" : "off") });
-  const start = (rules) => attempt(async () => {
+  const start = (/** @type {Schemas["Rules"]} */ rules) => attempt(async () => {
+    /** @type {Schemas["SeekCreateRequest"]} */
     const body = { rules, players: Number(players.value), turn_seconds: chosenClock() };
     if (bots.checked) body.fill_with_bots_after = BOTS_AFTER;
+    /** @type {Schemas["Seek"]} */
     const seek = await post("seeks", body);
     if (seek.game) go(`#/game/${seek.game}`); else await refresh();
   });
@@ -200,7 +232,7 @@ function playNow(seeks, refresh) {
       seek.fill_with_bots_after !== null ? h("span", { class: "muted" }, ` · ${t("lobby.bots.soon", { s: seek.fill_with_bots_after })}`) : null),
     h("button", { type: "button", onclick: () => attempt(async () => { await del(`seeks/${seek.id}`); await refresh(); }) },
       t("lobby.cancel"))));
-  const others = seeks.filter((seek) => !(me && seek.player.id === me.id) && seek.status === "open");
+  const others = seeks.filter((seek) => !(self && seek.player.id === self.id) && seek.status === "open");
   return h("section", { class: "panel play-now", id: "quick-play" }, h("h2", {}, t("lobby.quick")),
     h("div", { class: "choices" }, clockPicker(), players,
       h("label", { class: "check" }, bots, ` ${t("lobby.quick.bots", { s: BOTS_AFTER })}`)),
@@ -211,11 +243,12 @@ function playNow(seeks, refresh) {
         h("span", { class: "grow" }, `${seek.player.name} · ${t(`rules.${seek.rules}`)} · ${seek.players}`)))));
 }
 
+/** @param {Schemas["Challenge"][]} list @param {() => Promise<void>} refresh */
 function challenges(list, refresh) {
   const to = h("input", { name: "to", required: true, autocomplete: "off", maxlength: 30, "aria-label": t("lobby.challenge.to"),
     placeholder: t("lobby.challenge.to") });
   const rules = rulesSelect();
-  const form = h("form", { class: "inline", id: "challenge", onsubmit: (event) => {
+  const form = h("form", { class: "inline", id: "challenge", onsubmit: (/** @type {SubmitEvent} */ event) => {
     event.preventDefault();
     attempt(async () => {
       const names = to.value.split(/[ ,]+/).filter(Boolean);
@@ -225,17 +258,20 @@ function challenges(list, refresh) {
     });
   } }, to, rules, h("button", {}, t("lobby.challenge.go")));
   const link = h("button", { type: "button", id: "invite-link", onclick: () => attempt(async () => {
+    /** @type {Schemas["Table"]} */
     const table = await post("tables", { rules: rules.value, max_players: 2, visibility: "private", options: { turn_seconds: chosenClock() } });
     go(`#/table/${table.id}`);
   }) }, t("lobby.challenge.link"));
+  const self = me;
   const rows = list.filter((c) => c.status === "open" || c.game).map((c) => {
-    const received = me && c.from.id !== me.id;
-    const mineAnswer = received && (c.to.find((invitee) => invitee.player.id === me.id) || {}).answer;
+    const received = self && c.from.id !== self.id;
+    const mineAnswer = received && c.to.find((invitee) => invitee.player.id === self.id)?.answer;
     const who = received ? `${t("lobby.from")} ${c.from.name}` : `${t("lobby.to")} ${c.to.map((i) => i.player.name).join(", ")}`;
     return h("li", { class: "row" }, h("span", { class: "grow" }, `${t(`rules.${c.rules}`)} · ${who}`),
       c.game ? h("a", { class: "button", href: `#/game/${c.game}` }, t("table.game")) : null,
       !c.game && received && mineAnswer === "pending" ? [
         h("button", { type: "button", class: "primary", onclick: () => attempt(async () => {
+          /** @type {Schemas["Challenge"] | null} */
           const answer = await post(`challenges/${c.id}/accept`, {});
           if (answer && answer.game) go(`#/game/${answer.game}`); else await refresh();
         }) }, t("lobby.accept")),
@@ -268,9 +304,16 @@ function lobbyScreen() {
   watchSection.hidden = true;
   const savedNote = h("p", { class: "muted saved-at", id: "saved-at", hidden: true });
   // Offline, the reads answer from what was kept: the oldest answer's time is shown ("as of").
+  /** @type {number | null} */
   let oldest = null;
   const stopSaved = onSaved((at) => { oldest = oldest === null ? at : Math.min(oldest, at); });
   // Offline, a part never read before stays empty instead of failing the whole lobby.
+  /**
+   * @template T, F
+   * @param {Promise<T>} promise
+   * @param {F} fallback
+   * @returns {Promise<T | F>}
+   */
   const soft = (promise, fallback) => promise.catch((exc) => {
     if (exc instanceof ApiError && exc.status === 0) return fallback;
     throw exc;
@@ -280,13 +323,15 @@ function lobbyScreen() {
     oldest = null;
     await whoAmI();
     renderNav();
+    /** @type {[Awaited<ReturnType<typeof myGames>>, Schemas["Table"][], Schemas["Table"][], Schemas["Seek"][] | null, Schemas["Challenge"][] | null]} */
     const [{ games, waiting }, open, playing, seeks, received] = await Promise.all([
       myGames(), soft(get("tables?status=open"), []), soft(get("tables?status=playing"), []),
       soft(optional("seeks"), null), soft(optional("challenges"), null)]);
     if (!alive) return;
     turnsAre(games.filter(myTurn).map(({ view }) => [view.id, view.table]));
     savedNote.hidden = oldest === null;
-    fill(savedNote, oldest === null ? null : t("offline.asof", { time: new Date(oldest).toLocaleString(lang(), { dateStyle: "short", timeStyle: "short" }) }));
+    const asOf = oldest;
+    fill(savedNote, asOf === null ? null : t("offline.asof", { time: new Date(asOf).toLocaleString(lang(), { dateStyle: "short", timeStyle: "short" }) }));
     fill(mineList,
       ...games.map(({ table, view }) => {
         const yours = view.turn === view.seat;
@@ -315,21 +360,22 @@ function lobbyScreen() {
       h("a", { class: "button", href: `#/game/${table.current_game}` }, t("lobby.spectate")))));
     fill(quickSlot, seeks ? playNow(seeks, refresh) : null);
     // A challenge being typed survives the panel drawn again (the first answer comes while it may be).
-    const typed = challengeSlot.querySelector("#challenge input[name=to]");
+    const typed = /** @type {HTMLInputElement | null} */ (challengeSlot.querySelector("#challenge input[name=to]"));
     const typing = typed && typed.value ? { value: typed.value, focused: document.activeElement === typed } : null;
     fill(challengeSlot, received ? challenges(received, refresh) : null);
-    const again = typing && challengeSlot.querySelector("#challenge input[name=to]");
+    const again = typing && /** @type {HTMLInputElement | null} */ (challengeSlot.querySelector("#challenge input[name=to]"));
     if (again) { again.value = typing.value; if (typing.focused) again.focus(); }
   }
 
   const rules = rulesSelect();
   const seats = h("input", { name: "max_players", type: "number", min: 2, max: 8, value: 4, required: true });
-  const turn = h("select", { name: "turn_seconds" }, [...CLOCKS, [0, "clock.none"]].map(([seconds, key]) =>
+  const turn = h("select", { name: "turn_seconds" }, [...CLOCKS, /** @type {[number, string]} */ ([0, "clock.none"])].map(([seconds, key]) =>
     h("option", { value: seconds, selected: seconds === chosenClock() }, t(key))));
-  const create = h("form", { class: "stack", id: "create-table", onsubmit: (event) => {
+  const create = h("form", { class: "stack", id: "create-table", onsubmit: (/** @type {SubmitEvent} */ event) => {
     event.preventDefault();
     attempt(async () => {
       const body = { rules: rules.value, max_players: Number(seats.value), options: { turn_seconds: Number(turn.value) } };
+      /** @type {Schemas["Table"]} */
       const table = await post("tables", body);
       go(`#/table/${table.id}`);
     });
@@ -352,9 +398,17 @@ function lobbyScreen() {
 // --- a table: seats, bots, rounds, scoreboard ---------------------------------------------------
 
 // A scoreboard (a table's or a league's standings); `points: false` for a rule set that scores only wins.
+/**
+ * @param {Pick<Schemas["ScoreboardOutput"], "players" | "practice_rounds">} board  a standings' rows have more
+ * @param {{points?: boolean}} [options]
+ * @returns {HTMLElement}
+ */
 export function scoreTable(board, { points = true } = {}) {
-  const rated = board.players.some((row) => row.display_rating !== undefined);
-  const rows = board.players.map((row) => h("tr", { class: me && row.player.id === me.id ? "yours" : null },
+  /** @type {(Schemas["ScoreboardLine"] & Partial<Pick<Schemas["StandingLine"], "lost" | "display_rating" | "rating_provisional">>)[]} */
+  const players = board.players;
+  const rated = players.some((row) => row.display_rating !== undefined);
+  const self = me;
+  const rows = players.map((row) => h("tr", { class: self && row.player.id === self.id ? "yours" : null },
     h("td", {}, row.position), h("td", {}, row.player.name, row.player.bot ? h("span", { class: "badge" }, t("game.bot")) : null,
       row.lost ? h("span", { class: "badge warn" }, t("league.lost")) : null),
     h("td", {}, row.rounds), h("td", {}, row.wins), points ? h("td", {}, row.points) : null,
@@ -369,11 +423,17 @@ export function scoreTable(board, { points = true } = {}) {
 }
 
 // The caller's finished rounds (newest first), each linked to its replay.
+/**
+ * @param {(line: Schemas["HistoryLine"]) => boolean} [filter]
+ * @param {number} [limit]
+ */
 async function finishedRounds(filter = () => true, limit = 100) {
+  /** @type {Pick<Schemas["HistoryOutput"], "results">} */
   const page = await get(`me/history?limit=${limit}`).catch(() => ({ results: [] }));
   return (page.results || []).filter(filter);
 }
 
+/** @param {Schemas["HistoryLine"][]} lines */
 export function roundLinks(lines) {
   return h("ul", { class: "list rounds" }, lines.map((line) => h("li", { class: "row" },
     h("span", { class: "grow" }, `${t(`rules.${line.rules}`)} · ${t("table.title", { id: line.table })} · ${t("history.round", { n: line.round })}`,
@@ -389,8 +449,9 @@ function historyScreen() {
   fill(main, h("h1", {}, t("nav.history")), ratings, box);
   attempt(async () => {
     const [lines, mine] = await Promise.all([finishedRounds(), myRatings()]);
-    if (mine) {
-      fill(ratings.querySelector("ul"), RULES.map((rules) => {
+    const list = ratings.querySelector("ul");
+    if (mine && list) {
+      fill(list, RULES.map((rules) => {
         const rating = mine.ratings[rules];
         return h("li", { class: "row", "data-rules": rules },
           h("a", { class: "grow", href: `#/ratings/${rules}` }, t(`rules.${rules}`)),
@@ -406,6 +467,12 @@ function historyScreen() {
 
 // An invitation link (#/join/{id}/{code}) opened by someone without a seat: the table, its host and
 // seats, and one button to take a seat; a wrong code, a full or a closed table said in words.
+/**
+ * @param {string} id
+ * @param {string} code
+ * @param {Schemas["Table"]} table
+ * @param {() => Promise<void>} refresh
+ */
 function invitation(id, code, table, refresh) {
   const seats = h("ul", { class: "list", id: "invite-seats" }, table.seats.filter((seat) => !seat.left).map((seat) => h("li", { class: "row" },
     h("span", { class: "grow" }, seat.player.name),
@@ -440,6 +507,7 @@ function invitation(id, code, table, refresh) {
   return panel;
 }
 
+/** @param {string} id */
 function inviteRefused(id) {
   const panel = section(t("invite.title"),
     h("p", { class: "refusal", id: "invite-state" }, t("invite.wrong")),
@@ -448,6 +516,7 @@ function inviteRefused(id) {
   fill(main, h("h1", {}, t("table.title", { id })), panel);
 }
 
+/** @param {string} id @param {string | null} [code]  from an invitation link */
 function tableScreen(id, code = null) {
   let alive = true;
   const box = h("div", { class: "columns" });
@@ -455,6 +524,7 @@ function tableScreen(id, code = null) {
   const query = code ? `?invite_code=${encodeURIComponent(code)}` : "";
 
   async function refresh() {
+    /** @type {Schemas["Table"]} */
     let table;
     try {
       table = await get(`tables/${id}${query}`);
@@ -463,8 +533,10 @@ function tableScreen(id, code = null) {
       throw exc;
     }
     if (!alive) return;
-    const seated = me && table.seats.some((seat) => seat.player.id === me.id && !seat.left);
+    const self = me;
+    const seated = self && table.seats.some((seat) => seat.player.id === self.id && !seat.left);
     if (!seated && code) { fill(box, invitation(id, code, table, refresh)); return; }
+    /** @type {[Schemas["ScoreboardOutput"] | null, Schemas["HistoryLine"][]]} */
     const [board, rounds] = await Promise.all([get(`tables/${id}/scoreboard`).catch(() => null),
       finishedRounds((line) => line.table === Number(id), 50)]);
     if (!alive) return;
@@ -488,6 +560,7 @@ function tableScreen(id, code = null) {
       actions.append(h("a", { class: "button primary", href: `#/game/${table.current_game}` }, t("table.game")));
     } else if (host && table.seats.length >= 2) {
       actions.append(h("button", { class: "primary", type: "button", onclick: () => attempt(async () => {
+        /** @type {Schemas["GameView"]} */
         const game = await post(`tables/${id}/rounds`, {});
         go(`#/game/${game.id}`);
       }) }, table.rounds_started ? t("table.next") : t("table.start")));
@@ -541,16 +614,19 @@ function tableScreen(id, code = null) {
 // --- league standings and ratings ---------------------------------------------------------------
 
 // A rating as the client shows it: the familiar number, marked provisional below `provisional_rounds`.
+/** @param {number | string} value @param {boolean} provisional */
 export function ratingText(value, provisional) {
   return [String(value), provisional ? h("span", { class: "badge" }, t("ratings.provisional")) : null];
 }
 
 // The caller's own ratings (GET players/{id}/ratings): one rule set's, or none when it cannot be read.
+/** @returns {Promise<Schemas["PlayerRatingsOutput"] | null>} */
 async function myRatings() {
   if (!me) return null;
   return optional(`players/${me.id}/ratings?history=0`).catch(() => null);
 }
 
+/** @param {Schemas["Rules"]} [rules] */
 function ratingsScreen(rules = "classic") {
   let alive = true;
   let peopleOnly = localStorage.getItem("maumau.people_only") !== "false";
@@ -567,9 +643,14 @@ function ratingsScreen(rules = "classic") {
   } });
   const picker = h("div", { class: "tabs", role: "tablist" }, RULES.map((name) => h("a", {
     href: `#/ratings/${name}`, role: "tab", "aria-selected": String(name === rules) }, t(`rules.${name}`))));
+  /** @type {Schemas["RuleSetRating"] | null} */
   let own = null;    // the caller's rating under these rules
   let listed = false;  // whether the caller's line is on the pages read so far
 
+  /**
+   * @param {{player: Pick<Schemas["PlayerRef"], "id" | "name">} & Pick<Schemas["LeaderboardLine"], "mu" | "sigma" | "display_rating" | "provisional" | "rounds">} row
+   * @param {number | string} position
+   */
   function line(row, position) {
     return h("tr", { class: me && row.player.id === me.id ? "yours" : null },
       h("td", {}, position), h("td", {}, row.player.name),
@@ -578,6 +659,7 @@ function ratingsScreen(rules = "classic") {
   }
 
   // Not on the board (yet): the caller's own line below it, with the reason.
+  /** @param {Schemas["LeaderboardOutput"]} answer */
   function ownLine(answer) {
     for (const node of body.querySelectorAll("tr.own")) node.remove();
     if (!own || listed || !me) return;
@@ -588,19 +670,22 @@ function ratingsScreen(rules = "classic") {
     if (answer && own.rounds < answer.min_rounds) note.textContent = t("ratings.notyet", { min: answer.min_rounds, n: own.rounds });
   }
 
+  /** @param {string | null} after */
   async function page(after) {
     const query = `people_only=${peopleOnly}${after ? `&after=${encodeURIComponent(after)}` : ""}`;
+    /** @type {[Schemas["LeaderboardOutput"] | null, Schemas["PlayerRatingsOutput"] | null]} */
     const [answer, ratings] = await Promise.all([optional(`ratings/${rules}?${query}`), after ? null : myRatings()]);
     if (!alive) return;
     if (answer === null) { note.textContent = "—"; return; }
     if (ratings) {
-      own = ratings.ratings[rules];
-      fill(mine, h("h2", {}, t("ratings.you")), h("p", { class: "big" }, ratingText(own.display_rating, own.provisional)),
-        h("p", { class: "muted" }, own.rounds ? t(own.rounds === 1 ? "ratings.you.one" : "ratings.you.line", { rating: own.display_rating, n: own.rounds })
+      const rating = ratings.ratings[rules];
+      own = rating;
+      fill(mine, h("h2", {}, t("ratings.you")), h("p", { class: "big" }, ratingText(rating.display_rating, rating.provisional)),
+        h("p", { class: "muted" }, rating.rounds ? t(rating.rounds === 1 ? "ratings.you.one" : "ratings.you.line", { rating: rating.display_rating, n: rating.rounds })
           : t("ratings.you.none")),
-        own.provisional ? h("p", { class: "muted" }, t("ratings.provisional.help", { n: ratings.provisional_rounds })) : null);
+        rating.provisional ? h("p", { class: "muted" }, t("ratings.provisional.help", { n: ratings.provisional_rounds })) : null);
     }
-    const rows = Array.isArray(answer) ? answer : answer.results || [];
+    const rows = answer.results || [];
     const start = body.querySelectorAll("tr:not(.own)").length;
     if (!after) listed = false;
     listed = listed || rows.some((row) => me && row.player.id === me.id);
@@ -626,6 +711,7 @@ function ratingsScreen(rules = "classic") {
 
 // Every screen by the hash's first part: (id, rest of the path) -> a cleanup function. A screen
 // added in its own module adds itself here (and its link to NAV).
+/** @type {Record<string, Route>} */
 export const ROUTES = {
   lobby: () => lobbyResynced(),
   table: (id) => id && tableScreen(id),
@@ -635,7 +721,7 @@ export const ROUTES = {
   leagues: () => leaguesScreen(),
   league: (id, rest) => id && leagueScreen(id, rest, { scoreTable, me: currentPlayer, onNotice }),
   history: () => historyScreen(),
-  ratings: (id, rest, name) => ratingsScreen(RULES.includes(name) ? name : "classic"),
+  ratings: (id, rest, name) => ratingsScreen(isRules(name) ? name : "classic"),
   settings: () => settingsScreen(),
 };
 
@@ -673,7 +759,7 @@ async function route() {
 }
 
 function start() {
-  const picker = document.getElementById("lang");
+  const picker = /** @type {HTMLSelectElement} */ (document.getElementById("lang"));
   picker.value = lang();
   document.documentElement.lang = lang();
   setLanguage(lang());

@@ -1,3 +1,4 @@
+// @ts-check
 // The game screen: a card table. Seats sit around a felt (the caller at the bottom), the stock and
 // the discard pile in the middle, the caller's hand fanned below.
 //
@@ -17,12 +18,50 @@ import { cue, motionOff, pace, soundControl } from "./motion.js";
 import { onResync, withBackoff } from "./resync.js";
 import { onScreen, turnIs } from "./turns.js";
 
+/** @typedef {import("maumau-schema").components["schemas"]} Schemas */
+/** @typedef {Schemas["Card"]} Card */
+/** @typedef {Schemas["PlayAction"]} PlayAction */
+/** @typedef {Parameters<typeof fill>[1]} Child  what ui.js's h() and fill() take */
+/** @typedef {Pick<Schemas["LedgerMove"], "seq" | "actor" | "seat" | "events">} Row  a ledger row (the deal: row 0) */
+/**
+ * What the table shows: the settled view, or the table as a row of the ledger left it (the client's own).
+ * @typedef {object} Scene
+ * @property {number} version
+ * @property {Schemas["RoundStatus"]} status
+ * @property {number | null} turn
+ * @property {number} direction
+ * @property {Card} top
+ * @property {Card | null} topAs
+ * @property {Schemas["Suit"] | null} wish
+ * @property {number} pending
+ * @property {number} stock
+ * @property {boolean} hermann
+ * @property {number[]} counts
+ * @property {Card[]} hand
+ * @property {number | null} lastSeat
+ */
+
+/** What a joker stands for, by joker (a play's `as`), as a plain lookup. */
+const namesIn = (/** @type {Schemas["JokerNames"] | null | undefined} */ as) => /** @type {Partial<Record<string, Card>>} */ (as || {});
+/**
+ * A play's joker choices (`as_choices`) as [joker, names] pairs.
+ * @param {PlayAction} option
+ * @returns {[string, Card[]][]}
+ */
+const choicesOf = (option) => Object.entries(option.as_choices || {}).flatMap(([joker, names]) => (names ? [[joker, names]] : []));
+
+/** @type {Schemas["CallWord"][]} */
 const WORDS = ["mau", "maumau", "pik", "hermann"];
 const LOG_LENGTH = 12;
 const SUITS = ["C", "S", "H", "D"];
 const FAN_MAX = 12;  // card backs drawn on a seat; the count says the rest
 
 // One event in words (the move log, the replay).
+/**
+ * @param {Schemas["Event"]} event
+ * @param {(seat: number) => string} nameOf
+ * @returns {string | null}
+ */
 export function eventText(event, nameOf) {
   switch (event.type) {
     case "dealt": return t("ev.dealt", { card: cardName(event.starter) });
@@ -52,33 +91,53 @@ export function eventText(event, nameOf) {
   }
 }
 
+/**
+ * @param {string} id
+ * @param {object} how
+ * @param {(hash: string) => void} how.go
+ * @param {(listener: (kind: string, data: Schemas["Notification"]) => void) => () => void} how.onNotice
+ * @param {() => {id: number} | null} how.currentPlayer
+ * @param {(board: Pick<Schemas["ScoreboardOutput"], "players" | "practice_rounds">, options?: {points?: boolean}) => HTMLElement} how.scoreTable
+ */
 export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
   let alive = true;
+  /** @type {Schemas["GameView"] | null} */
   let view = null;       // the newest view read
+  /** @type {Scene | null} */
   let scene = null;      // what the table shows (the settled view, or a row being played out)
   let shown = 0;         // the last ledger row shown
+  /** @type {Schemas["Table"] | null} */
   let table = null;
+  /** @type {Schemas["ScoreboardOutput"] | null} */
   let board = null;      // the table's scoreboard, read when the round is over
+  /** @type {ReturnType<typeof openStream> | null} */
   let stream = null;
+  /** @type {Promise<void> | null} */
   let reading = null;
   let again = false;
   let playing = false;
-  let jumpTimer = null;
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
+  let jumpTimer;
+  /** @type {{card: Card, options: PlayAction[]} | null} */
   let targeting = null;  // the queen of hearts' options while a seat is to be tapped
+  /** @type {Row[]} */
   const queue = [];
+  /** @type {Row[]} */
   const rows = [];
+  /** @type {Set<Schemas["CallWord"]>} */
   const armed = new Set();
+  /** @type {"connecting" | "open" | "lost" | "ended"} */
   let streamState = "connecting";
   let wasYours = false;
   let flights = 0;
 
   const root = h("div", { class: "game", id: "game", "data-game": id, "data-animations": "0" });
-  document.getElementById("main").replaceChildren(root);
+  /** @type {HTMLElement} */ (document.getElementById("main")).replaceChildren(root);
   const tick = setInterval(updateClock, 250);
 
-  const nameOf = (seat) => (view && view.players[seat] ? view.players[seat].name : `#${seat}`);
-  const seated = () => view && view.seat !== null && view.seat !== undefined;
-  const settled = () => !playing && !queue.length && view && view.version === shown;
+  const nameOf = (/** @type {number | null} */ seat) => (view && seat !== null && view.players[seat] ? view.players[seat].name : `#${seat}`);
+  const seated = () => Boolean(view && view.seat !== null && view.seat !== undefined);
+  const settled = () => Boolean(!playing && !queue.length && view && view.version === shown);
 
   // --- reading ------------------------------------------------------------------------------
 
@@ -90,6 +149,7 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
       try {
         do {
           again = false;
+          /** @type {Schemas["GameView"]} */
           const fresh = await get(`games/${id}`);
           take(fresh);
         } while (again);
@@ -100,6 +160,7 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
     return reading;
   }
 
+  /** @param {Schemas["GameView"] | null | undefined} fresh */
   function take(fresh) {
     if (!fresh || (view && fresh.version < view.version && fresh.id === view.id)) return;
     view = fresh;
@@ -112,6 +173,7 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
   async function readLedger() {
     let after = 0;
     for (;;) {
+      /** @type {Schemas["Ledger"]} */
       const page = await get(`games/${id}/events?after=${after}`);
       if (page.deal && !rows.length) rows.push({ seq: 0, actor: "system", seat: null, events: [page.deal] });
       rows.push(...page.moves);
@@ -123,27 +185,30 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
   }
 
   async function load() {
+    /** @type {Schemas["GameView"]} */
     const first = await get(`games/${id}`);
     view = first;
+    /** @type {[Schemas["Table"] | null, number, Schemas["Message"][] | null]} */
     const [tableRead, last, messages] = await Promise.all([
       get(`tables/${view.table}`).catch(() => null), readLedger(), optionalGet(`tables/${view.table}/messages`)]);
     table = tableRead;
-    if (messages) chat = chatBox(Array.isArray(messages) ? messages : messages.results || []);
+    if (messages) chat = chatBox(messages);
     if (!alive) return;
     shown = Math.max(last, 0);
     if (view.version > shown) shown = view.version;
-    if (view.status === "finished") board = await get(`tables/${view.table}/scoreboard`).catch(() => null);
-    scene = sceneOf(view);
+    if (first.status === "finished") board = await get(`tables/${first.table}/scoreboard`).catch(() => null);
+    scene = sceneOf(first);
     render();
     stream = openStream(() => (chat ? `games/${id}/stream?messages_after=${chat.last}` : `games/${id}/stream`), {
       after: last,
       onEvent: (kind, data) => {
         if (kind === "message" && chat) {
-          chat.add(data);
+          chat.add(/** @type {Schemas["Message"]} */ (data));
         } else if (kind === "move") {
-          if (data.seq <= shown || rows.some((row) => row.seq === data.seq)) return;
-          rows.push(data);
-          queue.push(data);
+          const move = /** @type {Schemas["LedgerMove"]} */ (data);
+          if (move.seq <= shown || rows.some((row) => row.seq === move.seq)) return;
+          rows.push(move);
+          queue.push(move);
           renderLog();
           play();
           attempt(readView);
@@ -157,6 +222,7 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
 
   // --- the scene: the table as a row of the ledger left it ----------------------------------
 
+  /** @param {Schemas["GameView"]} from @returns {Scene} */
   function sceneOf(from) {
     return {
       version: from.version, status: from.status, turn: from.turn, direction: from.direction,
@@ -167,80 +233,99 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
     };
   }
 
+  /**
+   * What a row did, for the flights: the cards laid, drawn, the seats skipped, the calls.
+   * @typedef {object} Marks
+   * @property {{seat: number, cards: Card[], as: Partial<Record<string, Card>>} | null} played
+   * @property {{seat: number, count: number, cards: Card[]}[]} drew
+   * @property {number[]} skipped
+   * @property {boolean} reversed
+   * @property {{seat: number, word: Schemas["CallWord"]}[]} said
+   * @property {number[] | null} swapped
+   */
+  /** @param {Row} row @returns {Marks} */
   function apply(row) {
+    /** @type {Marks} */
     const marks = { played: null, drew: [], skipped: [], reversed: false, said: [], swapped: null };
+    const scene_ = scene, view_ = view;
+    if (!scene_ || !view_) return marks;
     for (const event of row.events || []) {
-      const seat = event.seat;
       switch (event.type) {
         case "played": {
+          const seat = event.seat;
           const cards = event.cards || [];
-          scene.counts[seat] = Math.max(0, (scene.counts[seat] || 0) - cards.length);
-          if (seat === view.seat) scene.hand = scene.hand.filter((card) => !cards.includes(card));
+          scene_.counts[seat] = Math.max(0, (scene_.counts[seat] || 0) - cards.length);
+          if (seat === view_.seat) scene_.hand = scene_.hand.filter((card) => !cards.includes(card));
           const last = cards[cards.length - 1];
-          scene.top = last;
-          scene.topAs = (event.as || {})[last] || null;
-          scene.wish = null;
-          scene.lastSeat = seat;
-          marks.played = { seat, cards, as: event.as || {} };
+          scene_.top = last;
+          scene_.topAs = namesIn(event.as)[last] || null;
+          scene_.wish = null;
+          scene_.lastSeat = seat;
+          marks.played = { seat, cards, as: namesIn(event.as) };
           break;
         }
         case "drew": {
+          const seat = event.seat;
           const count = event.count || (event.cards || []).length;
-          scene.counts[seat] = (scene.counts[seat] || 0) + count;
-          scene.stock = Math.max(0, scene.stock - count);
-          if (seat === view.seat && event.cards) scene.hand.push(...event.cards);
-          if (event.reason === "seven") scene.pending = 0;
-          marks.drew.push({ seat, count, cards: seat === view.seat ? event.cards || [] : [] });
+          scene_.counts[seat] = (scene_.counts[seat] || 0) + count;
+          scene_.stock = Math.max(0, scene_.stock - count);
+          if (seat === view_.seat && event.cards) scene_.hand.push(...event.cards);
+          if (event.reason === "seven") scene_.pending = 0;
+          marks.drew.push({ seat, count, cards: seat === view_.seat ? event.cards || [] : [] });
           break;
         }
-        case "wish": scene.wish = event.suit; break;
-        case "penalty_grew": scene.pending = event.pending_draw; break;
-        case "direction": scene.direction = -scene.direction; marks.reversed = true; break;
-        case "skipped": marks.skipped.push(seat); break;
-        case "said": marks.said.push({ seat, word: event.word }); break;
+        case "wish": scene_.wish = event.suit; break;
+        case "penalty_grew": scene_.pending = event.pending_draw; break;
+        case "direction": scene_.direction = -scene_.direction; marks.reversed = true; break;
+        case "skipped": marks.skipped.push(event.seat); break;
+        case "said": marks.said.push({ seat: event.seat, word: event.word }); break;
         case "hands_swapped": {
           const [a, b] = event.seats;
-          [scene.counts[a], scene.counts[b]] = [scene.counts[b], scene.counts[a]];
+          [scene_.counts[a], scene_.counts[b]] = [scene_.counts[b], scene_.counts[a]];
           marks.swapped = event.seats;
           break;
         }
-        case "reshuffled": scene.stock = view.stock_count; break;
-        case "hermann_started": scene.hermann = true; break;
-        case "hermann_closed": scene.hermann = false; break;
-        case "round_over": case "aborted": scene.status = "finished"; break;
+        case "reshuffled": scene_.stock = view_.stock_count; break;
+        case "hermann_started": scene_.hermann = true; break;
+        case "hermann_closed": scene_.hermann = false; break;
+        case "round_over": case "aborted": scene_.status = "finished"; break;
         default: break;
       }
     }
-    scene.version = row.seq;
+    scene_.version = row.seq;
     const next = queue.find((other) => other.seat !== null && other.seat !== undefined);
-    if (next) scene.turn = next.seat;
-    else if (view.version === row.seq) scene.turn = view.turn;
+    if (next) scene_.turn = next.seat;
+    else if (view_.version === row.seq) scene_.turn = view_.turn;
     return marks;
   }
 
   // One row at a time: where its cards start, the table redrawn as it left it, the flights.
+  /** @param {Row} row */
   async function step(row) {
+    /** @type {Map<number, Element>} */
     const starts = new Map();
-    for (const seatNode of root.querySelectorAll(".seat")) starts.set(Number(seatNode.dataset.seat), seatNode.querySelector(".backs") || seatNode);
-    const handRects = new Map([...root.querySelectorAll(".hand-card")].map((node) => [node.dataset.card, node.getBoundingClientRect()]));
+    for (const seatNode of /** @type {NodeListOf<HTMLElement>} */ (root.querySelectorAll(".seat"))) starts.set(Number(seatNode.dataset.seat), seatNode.querySelector(".backs") || seatNode);
+    const handRects = new Map([.../** @type {NodeListOf<HTMLElement>} */ (root.querySelectorAll(".hand-card"))].map((node) => [node.dataset.card, node.getBoundingClientRect()]));
     const stockRect = rectOf(root.querySelector("#stock-pile"));
     const seatRects = new Map([...starts].map(([seat, node]) => [seat, node.getBoundingClientRect()]));
     const marks = apply(row);
     render();
     root.dataset.shown = String(row.seq);
+    const mySeat = view ? view.seat : null;
+    /** @type {Promise<void>[]} */
     const moving = [];
     if (marks.played) {
       const { seat, cards, as } = marks.played;
-      const target = root.querySelector("#top-card");
+      const target = /** @type {HTMLElement | null} */ (root.querySelector("#top-card"));
       const last = cards[cards.length - 1];
-      const from = seat === view.seat && handRects.get(last) ? handRects.get(last) : seatRects.get(seat);
+      const from = seat === mySeat && handRects.get(last) ? handRects.get(last) : seatRects.get(seat);
       moving.push(fly(from, target, cardFace(last, as[last] || null), true));
     }
     for (const drawn of marks.drew) {
       const count = Math.min(drawn.count, 4);
       for (let index = 0; index < count; index += 1) {
         const card = drawn.cards[drawn.cards.length - 1 - index];
-        const target = card ? root.querySelector(`.hand-card[data-card="${card}"]`) : root.querySelector(`.seat[data-seat="${drawn.seat}"] .backs`);
+        const target = /** @type {HTMLElement | null} */ (card ? root.querySelector(`.hand-card[data-card="${card}"]`) : root.querySelector(`.seat[data-seat="${drawn.seat}"] .backs`));
         moving.push(fly(stockRect, target, card ? cardFace(card) : cardBack(), false, index * 70));
       }
     }
@@ -255,8 +340,10 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
     await Promise.all([...moving, new Promise((resolve) => setTimeout(resolve, wait))]);
   }
 
+  /** @param {Element | null} node */
   function rectOf(node) { return node ? node.getBoundingClientRect() : null; }
 
+  /** @param {number} seat @param {string} kind @param {string | null} [text] */
   function flash(seat, kind, text = null) {
     const node = root.querySelector(`.seat[data-seat="${seat}"]`);
     if (!node) return;
@@ -266,6 +353,14 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
   }
 
   // A card from one place to another as a compositor-only transform; none with reduced motion.
+  /**
+   * @param {DOMRect | null | undefined} fromRect
+   * @param {HTMLElement | null} target
+   * @param {HTMLElement} node
+   * @param {boolean} hideTarget
+   * @param {number} [delay]  ms
+   * @returns {Promise<void>}
+   */
   function fly(fromRect, target, node, hideTarget, delay = 0) {
     if (motionOff() || !fromRect || !target) return Promise.resolve();
     const to = target.getBoundingClientRect();
@@ -294,7 +389,7 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
     try {
       while (queue.length && alive) {
         const row = queue.shift();
-        if (row.seq > shown) {
+        if (row && row.seq > shown) {
           await step(row);
           shown = row.seq;
         }
@@ -317,7 +412,7 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
       return;
     }
     jumpTimer = setTimeout(() => {
-      if (!alive || playing || queue.length || view.version <= shown) return;
+      if (!alive || playing || queue.length || !view || view.version <= shown) return;
       shown = view.version;
       scene = sceneOf(view);
       render();
@@ -326,16 +421,21 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
 
   // --- table chat (when the server has it) ---------------------------------------------------
 
+  /** @type {{last: number, add(message: Schemas["Message"]): void, node: HTMLElement} | null} */
   let chat = null;
 
+  /** @param {string} path @returns {Promise<any>}  what `get` answers (the caller names its type), or null */
   async function optionalGet(path) {
     try { return await get(path); } catch (exc) { return null; }
   }
 
+  /** @param {Schemas["Message"][]} initial */
   function chatBox(initial) {
     const list = h("ul", { class: "chat", id: "chat", "aria-live": "polite" });
     const input = h("input", { name: "text", maxlength: 500, required: true, autocomplete: "off", "aria-label": t("table.chat") });
+    /** @type {Set<number>} */
     const seen = new Set();
+    /** @type {NonNullable<typeof chat>} */
     const box = {
       last: 0,
       add(message) {
@@ -343,13 +443,19 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
         seen.add(message.id);
         box.last = Math.max(box.last, message.id);
         list.append(h("li", {}, h("strong", {}, message.player.name), ": ", message.text));
-        while (list.children.length > 30) list.firstChild.remove();
+        while (list.children.length > 30) list.firstChild?.remove();
       },
-      node: section(t("table.chat"), list, h("form", { class: "chat-form", onsubmit: (event) => {
+      node: section(t("table.chat"), list, h("form", { class: "chat-form", onsubmit: (/** @type {SubmitEvent} */ event) => {
         event.preventDefault();
         const text = input.value.trim();
-        if (!text) return;
-        attempt(async () => { box.add(await post(`tables/${view.table}/messages`, { text })); input.value = ""; });
+        const at = view && view.table;
+        if (!text || !at) return;
+        attempt(async () => {
+          /** @type {Schemas["Message"]} */
+          const said = await post(`tables/${at}/messages`, { text });
+          box.add(said);
+          input.value = "";
+        });
       } }, input, h("button", {}, t("table.say")))),
     };
     initial.forEach(box.add);
@@ -358,49 +464,63 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
 
   // --- acting -------------------------------------------------------------------------------
 
+  /** @param {Schemas["Action"]} action @param {boolean} [hinted]  the call hint was shown */
   async function send(action, hinted = false) {
     targeting = null;
     if (action.type === "play" && !hinted && untaught(action).length) { callHint(untaught(action), action); return; }
+    if (!view) return;
+    /** @type {Record<string, unknown>} */
     const body = { ...action, expected_version: view.version };
     delete body.as_choices;
-    if (body.type === "play") {
+    if (action.type === "play") {
       const words = (action.say || []).filter((word) => armed.has(word));
       if (words.length) body.say = words; else delete body.say;
     }
+    /** @type {Schemas["MoveResult"] | undefined} */
     const fresh = await attempt(() => post(`games/${id}/actions`, body));
     armed.clear();
     if (fresh) take(fresh); else await attempt(readView);
   }
 
+  /** @param {Card} card */
   function playsLeadingWith(card) {
-    return view.legal_actions.filter((action) => action.type === "play" && action.cards[0] === card);
+    if (!view) return [];
+    return view.legal_actions.filter((action) => action.type === "play").filter((action) => action.cards[0] === card);
   }
 
-  const namesOf = (option) => Object.values(option.as_choices || {}).filter((names) => names.length > 1);
-  const plain = (option) => option.cards.length === 1 && !namesOf(option).length;
+  const namesOf = (/** @type {PlayAction} */ option) => choicesOf(option).map(([, names]) => names).filter((names) => names.length > 1);
+  const plain = (/** @type {PlayAction} */ option) => option.cards.length === 1 && !namesOf(option).length;
 
+  /** @param {PlayAction} option @returns {PlayAction} */
   function firstNames(option) {
     const action = { ...option };
     if (action.as) action.as = Object.fromEntries(Object.entries(action.as).map(([k, v]) => [k, Array.isArray(v) ? v[0] : v]));
     return action;
   }
 
+  /** @param {PlayAction} action */
   function describe(action) {
     const parts = [];
-    if (action.cards.length > 1) parts.push(`${t("game.choose.with")} ${cardsText(action.cards.slice(1), action.as)}`);
+    const as = namesIn(action.as);
+    if (action.cards.length > 1) parts.push(`${t("game.choose.with")} ${cardsText(action.cards.slice(1), as)}`);
     if (action.wish) parts.push(`${t("game.choose.wish")}: ${suitSign(action.wish)} ${suitName(action.wish)}`);
     if (action.target !== undefined) parts.push(`${t("game.choose.target")} ${nameOf(action.target)}`);
-    if (action.cards.length === 1 && action.as && action.as[action.cards[0]] && !namesOf(action).length) {
-      parts.push(cardName(action.cards[0], action.as[action.cards[0]]));
+    if (action.cards.length === 1 && action.as && as[action.cards[0]] && !namesOf(action).length) {
+      parts.push(cardName(action.cards[0], as[action.cards[0]]));
     }
     return parts.join(" · ");
   }
 
+  /**
+   * @param {string} title
+   * @param {...(Child | ((close: () => void) => Child))} body
+   */
   function dialog(title, ...body) {
     const node = h("dialog", { class: "chooser", "aria-labelledby": "chooser-title" });
     const close = () => { node.close(); node.remove(); };
-    node.append(h("h2", { id: "chooser-title" }, title), ...body.map((part) => (typeof part === "function" ? part(close) : part))
-      .flat(Infinity).filter((part) => part !== null && part !== undefined && part !== false),
+    const parts = /** @type {unknown[]} */ (body.map((part) => (typeof part === "function" ? part(close) : part)).flat(Infinity));
+    node.append(h("h2", { id: "chooser-title" }, title), ...parts
+      .filter((part) => part !== null && part !== undefined && part !== false).map((part) => (part instanceof Node ? part : String(part))),
       h("button", { type: "button", class: "quiet", onclick: close }, t("game.cancel")));
     node.addEventListener("cancel", (event) => { event.preventDefault(); close(); });
     document.body.append(node);
@@ -411,6 +531,7 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
   // The jack's wish: four large suit buttons in their colours, whatever the number of jacks in the hand.
   // Going out with extra jacks laid on the last one (house: no wish, the others' points multiplied) is a
   // small control of its own below them.
+  /** @param {Card} card @param {PlayAction[]} options */
   function wishChooser(card, options) {
     const wishes = options.filter((option) => option.wish !== undefined);
     const finals = options.filter((option) => option.wish === undefined);
@@ -418,7 +539,11 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
       (close) => h("div", { class: "suits", role: "group", "aria-label": t("game.choose.wish") },
         SUITS.filter((suit) => wishes.some((option) => option.wish === suit)).map((suit) =>
           h("button", { type: "button", class: `suit-button suit-${suit}`, "data-suit": suit,
-            onclick: () => { close(); send(firstNames(wishes.find((option) => option.wish === suit))); } },
+            onclick: () => {
+              close();
+              const wished = wishes.find((option) => option.wish === suit);
+              if (wished) send(firstNames(wished));
+            } },
           h("span", { class: "sign", "aria-hidden": "true" }, suitSign(suit)), h("span", {}, suitName(suit))))),
       finals.length ? (close) => h("div", { class: "extra-jacks", role: "group", "aria-labelledby": "extra-jacks-title" },
         h("h3", { id: "extra-jacks-title" }, t("game.jacks.extra")),
@@ -429,12 +554,13 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
   }
 
   // A jack's ways: a wish with this jack alone, or going out with only jacks laid on it.
-  const jackOnly = (option) => option.target === undefined && !namesOf(option).length
+  const jackOnly = (/** @type {PlayAction} */ option) => option.target === undefined && !namesOf(option).length
     && (option.wish !== undefined ? option.cards.length === 1 : option.cards.length > 1
       && option.cards.every((one) => /^J[CSHD]$/.test(one)));
 
   // How to play under this table's rule set, from its options: reachable from the table at any time.
   function helpDialog() {
+    /** @type {Partial<Schemas["RuleOptions"]>} */
     const options = (table && table.options) || {};
     const rules = (table && table.rules) || "classic";
     const clock = options.turn_seconds;
@@ -467,18 +593,22 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
     document.body.append(node);
     node.showModal();
     // Read from the top: the heading takes the focus (not the Close button at the end of a long text).
-    const title = node.querySelector("#help-title");
-    title.tabIndex = -1;
-    title.focus();
+    const title = /** @type {HTMLElement | null} */ (node.querySelector("#help-title"));
+    if (title) {
+      title.tabIndex = -1;
+      title.focus();
+    }
   }
 
   // The first time a play asks for a call the player has not armed, the client says so before it costs a
   // card: once per call and browser, in every round alike (it explains the rule; it never says the call).
   const HINTED = "maumau.hinted";
+  /** @param {PlayAction} action */
   function untaught(action) {
     const taught = new Set((localStorage.getItem(HINTED) || "").split(",").filter(Boolean));
     return (action.say || []).filter((word) => !armed.has(word) && !taught.has(word));
   }
+  /** @param {Schemas["CallWord"][]} words @param {PlayAction} action */
   function callHint(words, action) {
     const taught = new Set((localStorage.getItem(HINTED) || "").split(",").filter(Boolean));
     for (const word of words) taught.add(word);
@@ -495,16 +625,21 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
   }
 
   // A joker's name: its suit, then its rank, from the names the rules allow.
+  /** @param {Card} card @param {PlayAction} option */
   function jokerPicker(card, option) {
-    const [joker, names] = Object.entries(option.as_choices || {}).find(([, list]) => list.length > 1);
+    const found = choicesOf(option).find(([, list]) => list.length > 1);
+    if (!found) return;
+    const [joker, names] = found;
     const ranks = h("div", { class: "ranks", role: "group", "aria-label": t("game.choose.as") });
+    /** @type {(() => void) | null} */
     let closeIt = null;
-    const pick = (suit) => {
+    const red = (/** @type {string | null} */ suit) => suit !== null && "HD".includes(suit);
+    const pick = (/** @type {string | null} */ suit) => {
       for (const node of suitRow.querySelectorAll("button")) node.setAttribute("aria-pressed", String(node.dataset.suit === suit));
       fill(ranks, names.filter((name) => cardParts(name).suit === suit || (!cardParts(name).suit && suit === null)).map((name) =>
-        h("button", { type: "button", class: `rank-button${"HD".includes(cardParts(name).suit) ? " red" : ""}`, "data-name": name,
+        h("button", { type: "button", class: `rank-button${red(cardParts(name).suit) ? " red" : ""}`, "data-name": name,
           "aria-label": cardName(name), onclick: () => {
-            closeIt();
+            if (closeIt) closeIt();
             const action = firstNames(option);
             action.as = { ...(action.as || {}), [joker]: name };
             send(action);
@@ -519,10 +654,12 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
   }
 
   // Anything else: one line per way to play the card.
+  /** @param {Card} card @param {PlayAction[]} options */
   function listChooser(card, options) {
     dialog(t("game.choose", { card: cardName(card) }), (close) => h("ul", { class: "list" }, options.map((option) => {
+      /** @type {Record<string, HTMLSelectElement>} */
       const selects = {};
-      const jokerFields = Object.entries(option.as_choices || {}).map(([joker, names]) => {
+      const jokerFields = choicesOf(option).map(([joker, names]) => {
         if (names.length === 1) return h("span", {}, `${t("game.choose.as")} ${cardName(names[0])}`);
         selects[joker] = h("select", { "aria-label": `${cardName(joker)}: ${t("game.choose.as")}` },
           names.map((name) => h("option", { value: name }, cardName(name))));
@@ -543,8 +680,10 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
     })));
   }
 
+  /** @type {Card | null} */
   let lastCard = null;  // the card last chosen, for focus after the chooser closed and the view changed
 
+  /** @param {Card} card */
   function playCard(card) {
     if (!settled()) return;
     lastCard = card;
@@ -558,7 +697,7 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
     } else if (options.every((o) => plain(o) && o.target !== undefined && o.wish === undefined)) {
       targeting = { card, options };
       render();
-      const first = root.querySelector(".seat.target");
+      const first = /** @type {HTMLElement | null} */ (root.querySelector(".seat.target"));
       if (first) first.focus();
     } else if (options.length === 1 && namesOf(options[0]).length === 1 && options[0].cards.length === 1
       && options[0].wish === undefined && options[0].target === undefined) {
@@ -570,8 +709,9 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
 
   // --- words --------------------------------------------------------------------------------
 
-  const describeEvent = (event) => eventText(event, nameOf);
+  const describeEvent = (/** @type {Schemas["Event"]} */ event) => eventText(event, nameOf);
 
+  /** @param {Row} row */
   function describeRow(row) {
     const texts = (row.events || []).map(describeEvent).filter(Boolean);
     if (!texts.length && row.actor === "system") return t("ev.refused", { name: nameOf(row.seat) });
@@ -589,7 +729,7 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
   }
 
   function renderStreamState() {
-    const badge = root.querySelector("#stream-state");
+    const badge = /** @type {HTMLElement | null} */ (root.querySelector("#stream-state"));
     if (!badge) return;
     badge.dataset.state = streamState;
     markInteractive();
@@ -598,14 +738,15 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
 
   // The log keeps each row's own number (the ledger's seq), newest first.
   function renderLog() {
-    const list = root.querySelector("#moves");
+    const list = /** @type {HTMLElement | null} */ (root.querySelector("#moves"));
     if (!list) return;
     const shownRows = rows.filter((row) => row.seq <= Math.max(shown, 0) || !queue.includes(row));
-    const items = shownRows.slice(-LOG_LENGTH).reverse().map((row) => [row, describeRow(row)]).filter(([, text]) => text);
+    const items = shownRows.slice(-LOG_LENGTH).reverse().map((row) => /** @type {[Row, string]} */ ([row, describeRow(row)])).filter(([, text]) => text);
     fill(list, ...items.map(([row, text]) => h("li", { "data-seq": row.seq, value: row.seq }, text)));
-    list.dataset.last = rows.length ? rows[rows.length - 1].seq : 0;
+    list.dataset.last = String(rows.length ? rows[rows.length - 1].seq : 0);
   }
 
+  /** @param {number} seconds */
   function duration(seconds) {
     if (seconds >= 86400) {
       return `${Math.floor(seconds / 86400)} ${t("unit.day")} ${Math.floor(seconds / 3600) % 24} ${t("unit.hour")}`;
@@ -628,8 +769,9 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
 
   // Seats around the felt: the caller (or seat 0 for a spectator) at the bottom, the others over the
   // top from left to right in playing order.
+  /** @param {number} seat @param {number} count */
   function placeOf(seat, count) {
-    const mine = seated() ? view.seat : 0;
+    const mine = view && view.seat !== null && view.seat !== undefined ? view.seat : 0;
     const offset = (seat - mine + count) % count;
     if (offset === 0) return { x: 50, y: 88, bottom: true };
     const angle = Math.PI * (1 - offset / count);
@@ -639,6 +781,7 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
   // A name that fits a seat on a phone: a bot's "(basic)" goes (its badge says bot), then a long name
   // keeps its first word, else it is cut with an ellipsis. The full name is the seat's accessible name
   // and its tooltip, and a tap on the name shows it.
+  /** @param {string} name */
   function shortName(name) {
     const most = 12;
     let short = name.length > most ? name.replace(/\s*\([^)]*\)\s*$/, "") : name;
@@ -649,6 +792,7 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
     return short;
   }
 
+  /** @param {Schemas["GamePlayer"]} player @param {boolean | null} online */
   function nameNode(player, online) {
     const short = shortName(player.name);
     const shortened = short !== player.name;
@@ -659,7 +803,9 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
       h("span", { class: "sr-only" }, online ? t("game.online") : t("game.offline"))));
   }
 
+  /** @param {Schemas["GamePlayer"]} player */
   function seatNode(player) {
+    if (!view || !scene) return null;
     const count = view.players.length;
     const place = placeOf(player.seat, count);
     const turn = scene.status === "active" && player.seat === scene.turn;
@@ -693,15 +839,18 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
   }
 
   function callButtons() {
+    /** @type {Partial<Schemas["RuleOptions"]>} */
     const options = (table && table.options) || {};
+    /** @type {Record<string, boolean | undefined>} */
     const enabled = {
       mau: options.announcements, maumau: options.announcements, pik: options.pik_call, hermann: options.king_of_diamonds_hermann,
     };
     const words = WORDS.filter((word) => enabled[word]);
-    if (!words.length || !seated()) return null;
+    const seen = view;
+    if (!words.length || !seen || seen.seat === null || seen.seat === undefined) return null;
     const ready = settled();
-    const sayable = new Set(ready ? view.legal_actions.filter((a) => a.type === "say").map((a) => a.word) : []);
-    const riding = new Set(ready ? view.legal_actions.flatMap((a) => (a.type === "play" ? a.say || [] : [])) : []);
+    const sayable = new Set(ready ? seen.legal_actions.filter((a) => a.type === "say").map((a) => a.word) : []);
+    const riding = new Set(ready ? seen.legal_actions.flatMap((a) => (a.type === "play" ? a.say || [] : [])) : []);
     return h("div", { class: "calls", role: "group", "aria-label": t("game.calls") }, words.map((word) => {
       const now = sayable.has(word);
       return h("button", { type: "button", class: `call${armed.has(word) ? " armed" : ""}${now ? " due" : ""}${riding.has(word) ? " ready" : ""}`,
@@ -716,18 +865,22 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
 
   function scoring() { return (table && table.options && table.options.scoring) || "ranking"; }
 
+  /** @param {number} rank */
   function ordinal(rank) { return t(`place.${Math.min(rank, 9)}`); }
 
   function resultCard() {
-    const result = view.result;
-    if (!result || view.status !== "finished") return null;
-    const host = table && currentPlayer() && table.host.id === currentPlayer().id;
-    const mine = seated() ? result.players.find((row) => row.seat === view.seat) : null;
+    const seen = view;
+    if (!seen) return null;
+    const result = seen.result;
+    if (!result || seen.status !== "finished") return null;
+    const self = currentPlayer();
+    const host = table && self && table.host.id === self.id;
+    const mine = seated() ? result.players.find((row) => row.seat === seen.seat) : null;
     const points = scoring() !== "wins";
     const multiplier = scoring() === "points" && result.multiplier > 1;
     const lines = [...result.players].sort((a, b) => a.rank - b.rank || a.seat - b.seat);
     const rated = result.players.some((row) => row.rating);
-    const signed = (n) => (n > 0 ? `+${n}` : n < 0 ? `−${-n}` : "±0");
+    const signed = (/** @type {number} */ n) => (n > 0 ? `+${n}` : n < 0 ? `−${-n}` : "±0");
     const myRating = mine && mine.rating;
     return h("section", { class: "result-card", id: "result-card", "aria-labelledby": "result-title" },
       h("h2", { id: "result-title" }, t("game.over")),
@@ -739,12 +892,12 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
       myRating ? h("p", { class: `rating-change${myRating.change >= 0 ? " up" : " down"}`, id: "rating-change" },
         t("game.rating.yours", { before: myRating.before, after: myRating.after, change: signed(myRating.change) }),
         myRating.provisional ? h("span", { class: "badge" }, t("ratings.provisional")) : null)
-        : mine && !view.practice && "rating" in mine ? h("p", { class: "muted", id: "rating-change" }, t("game.rating.none")) : null,
+        : mine && !seen.practice && "rating" in mine ? h("p", { class: "muted", id: "rating-change" }, t("game.rating.none")) : null,
       h("div", { class: "scroll" }, h("table", { class: "scores", id: "result" },
         h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("game.rank")), h("th", { scope: "col" }, t("score.player")),
           h("th", { scope: "col" }, t("game.left")), points ? h("th", { scope: "col" }, t("score.points")) : null,
           multiplier ? h("th", { scope: "col" }, t("game.times")) : null, rated ? h("th", { scope: "col" }, t("game.rating")) : null)),
-        h("tbody", {}, lines.map((row) => h("tr", { class: row.seat === view.seat ? "yours" : null },
+        h("tbody", {}, lines.map((row) => h("tr", { class: row.seat === seen.seat ? "yours" : null },
           h("td", {}, row.rank), h("td", {}, row.name || nameOf(row.seat)),
           h("td", {}, row.cards_left), points ? h("td", {}, row.points ?? row.raw_points ?? "") : null,
           multiplier ? h("td", {}, row.multiplier > 1 ? `×${row.multiplier}` : "") : null,
@@ -753,15 +906,18 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
       board ? h("div", { class: "board" }, h("h3", {}, t("table.scoreboard")), scoreTable(board, { points })) : null,
       h("div", { class: "actions" },
         host ? h("button", { type: "button", class: "primary", id: "next-round", onclick: () => attempt(async () => {
-          const game = await post(`tables/${view.table}/rounds`, {});
+          /** @type {Schemas["GameView"]} */
+          const game = await post(`tables/${seen.table}/rounds`, {});
           go(`#/game/${game.id}`);
         }) }, t("table.next")) : null,
-        h("a", { class: "button", href: `#/replay/${view.id}`, id: "replay-link" }, t("replay.open")),
-        h("a", { class: "button", href: `#/table/${view.table}` }, t("game.back")),
+        h("a", { class: "button", href: `#/replay/${seen.id}`, id: "replay-link" }, t("replay.open")),
+        h("a", { class: "button", href: `#/table/${seen.table}` }, t("game.back")),
         h("a", { class: "button", href: "#/lobby" }, t("game.lobby"))));
   }
 
+  /** @param {boolean} ready @param {Set<Card>} leads */
   function handNode(ready, leads) {
+    if (!view || !scene) return [];
     const hand = scene.hand;
     const fresh = ready ? view.drawn_card : null;
     return hand.map((card, index) => {
@@ -783,13 +939,14 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
     if (yours && !wasYours) cue("turn");
     wasYours = yours;
     if (!yours) targeting = null;
-    const leads = new Set(ready ? view.legal_actions.filter((a) => a.type === "play").map((a) => a.cards[0]) : []);
-    const simple = (type) => (ready ? view.legal_actions.find((a) => a.type === type) : null);
-    const active = document.activeElement;
+    const legal = view.legal_actions;
+    const leads = new Set(ready ? legal.filter((a) => a.type === "play").map((a) => a.cards[0]) : []);
+    const simple = (/** @type {Schemas["Action"]["type"]} */ type) => (ready ? legal.find((a) => a.type === type) : null);
+    const active = /** @type {HTMLElement | null} */ (document.activeElement);
     const focused = (active && active.dataset && active.dataset.card)
       || (lastCard && (!active || active === document.body) ? lastCard : null);
     if (ready) lastCard = null;
-    const typing = chat && chat.node.contains(document.activeElement) ? document.activeElement : null;
+    const typing = chat && chat.node.contains(active) ? active : null;
 
     const top = scene.top ? cardFace(scene.top, scene.topAs, { id: "top-card", class: scene.lastSeat !== null && scene.lastSeat !== undefined ? "last" : null }) : null;
     const stockBacks = Math.min(4, Math.ceil(scene.stock / 8));
@@ -843,7 +1000,7 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
     updateClock();
     if (ready && isSeated) turnIs(view.id, view.table, yours);  // the tab's title, the app's badge
     if (ready) {
-      root.dataset.version = view.version;
+      root.dataset.version = String(view.version);
       root.dataset.status = view.status;
     }
     root.dataset.settled = String(ready);
@@ -852,15 +1009,15 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
     if (typing) typing.focus();
     if (focused && ready) {
       // Keyboard play: focus stays on the card, or moves to the next choice when that card was laid.
-      const againNode = root.querySelector(`.hand-card[data-card="${focused}"]`)
-        || root.querySelector(".hand-card.playable, #draw, #pass, .hand-card");
+      const againNode = /** @type {HTMLElement | null} */ (root.querySelector(`.hand-card[data-card="${focused}"]`)
+        || root.querySelector(".hand-card.playable, #draw, #pass, .hand-card"));
       if (againNode) againNode.focus();
     }
   }
 
   // The fan overlaps the cards just enough that the hand fits its width.
   function fitHand() {
-    const hand = root.querySelector("#hand");
+    const hand = /** @type {HTMLElement | null} */ (root.querySelector("#hand"));
     if (!hand || !hand.children.length) return;
     const card = hand.children[0].getBoundingClientRect().width || 70;
     const n = hand.children.length;

@@ -1,5 +1,9 @@
+// @ts-check
 // German, English and French: the browser's language first, switchable, remembered.
 
+/** @typedef {import("maumau-schema").components["schemas"]["Card"]} Card */
+
+/** @type {readonly string[]} */
 export const LANGUAGES = ["de", "en", "fr"];
 const KEY = "maumau.lang";
 
@@ -511,11 +515,14 @@ const fr = {
   "league.sheet.recorded": "Notée : ", "league.sheet.won": "gagné", "league.sheet.points": "{n} points", "league.season.rounds": "manches : {n}",
 };
 
+/** @type {Record<string, Record<string, string>>} */
 const TABLES = { de, en, fr };
+/** @type {Record<string, string>} */
+const ENGLISH = en;
 
 function preferred() {
   const stored = localStorage.getItem(KEY);
-  if (LANGUAGES.includes(stored)) return stored;
+  if (stored !== null && LANGUAGES.includes(stored)) return stored;
   for (const tag of navigator.languages || [navigator.language || "en"]) {
     const base = String(tag).slice(0, 2).toLowerCase();
     if (LANGUAGES.includes(base)) return base;
@@ -526,6 +533,7 @@ function preferred() {
 let current = preferred();
 
 export function lang() { return current; }
+/** @param {string} value */
 export function setLang(value) {
   if (!LANGUAGES.includes(value)) return;
   current = value;
@@ -533,22 +541,38 @@ export function setLang(value) {
   document.documentElement.lang = value;
 }
 
+/**
+ * @param {string} key
+ * @param {Record<string, string | number | null | undefined>} [params]  for the text's {name}s
+ * @returns {string}
+ */
 export function t(key, params = {}) {
-  const text = TABLES[current][key] ?? en[key] ?? key;
+  const text = TABLES[current][key] ?? ENGLISH[key] ?? key;
   return text.replace(/\{(\w+)\}/g, (_, name) => (name in params ? String(params[name]) : `{${name}}`));
 }
 
+/** @type {Record<string, string>} */
 const SUIT_SIGNS = { C: "♣", S: "♠", H: "♥", D: "♦" };
-export const suitSign = (suit) => SUIT_SIGNS[suit] || suit;
-export const suitName = (suit) => t(`suit.${suit}`);
+export const suitSign = (/** @type {string | null} */ suit) => (suit && SUIT_SIGNS[suit]) || suit;
+export const suitName = (/** @type {string | null} */ suit) => t(`suit.${suit}`);
 
+/**
+ * @param {Card} code
+ * @returns {{joker: boolean, rank: string, suit: string | null}}
+ */
 export function cardParts(code) {
   if (code.startsWith("X")) return { joker: true, rank: "★", suit: null };
   return { joker: false, rank: code.slice(0, -1), suit: code.slice(-1) };
 }
 
+/** @param {string} rank */
 export function rankShort(rank) { return /^[JQKA]$/.test(rank) ? t(`short.${rank}`) : rank; }
 
+/**
+ * @param {Card} code
+ * @param {Card | null} [as]  what a joker stands for, once named
+ * @returns {string}
+ */
 export function cardName(code, as = null) {
   const { joker, rank, suit } = cardParts(code);
   if (joker) return as ? t("joker.as", { card: cardName(as) }) : t("joker");

@@ -1,3 +1,4 @@
+// @ts-check
 // Leagues: the list (the caller's and the public ones), creating one, a league's page with its
 // invitation link, seasons, standings, the race to the limit as an SVG chart, its rounds and the
 // scoresheet, on which a scorekeeper records a round played with real cards at the pub (or corrects a
@@ -9,16 +10,38 @@
 // GET leagues/{id}/race, GET leagues/{id}/rounds, POST leagues/{id}/rounds (with `corrects` too; /{rid}/confirm, /dispute),
 // GET leagues/{id}/members, PATCH leagues/{id}/members/{player_id}.
 
-import { api, get, post } from "./api.js";
+import { ApiError, api, get, post } from "./api.js";
 import { t } from "./i18n.js";
 import { onResync } from "./resync.js";
 import { attempt, field, fill, h, section, toast } from "./ui.js";
 
+/** @typedef {import("maumau-schema").components["schemas"]} Schemas */
+/** @typedef {Schemas["LeagueRoundOutput"]} Round */
+/**
+ * The recorded round the sheet corrects (the client's own state): the round, its number on the sheet,
+ * what to do when the server says the sheet changed meanwhile, and how to stop correcting.
+ * @typedef {{round: Round, n: number | undefined, stale: () => void, cancel: () => void}} Correction
+ */
+/**
+ * What a league's page shows besides the league (read together, rendered again without a read).
+ * @typedef {object} LeagueReads
+ * @property {number} season
+ * @property {boolean} current
+ * @property {Schemas["StandingsOutput"]} standings
+ * @property {Awaited<ReturnType<typeof race>>} running
+ * @property {Round[]} played
+ * @property {Schemas["SeasonOutput"][]} seasons
+ * @property {Schemas["MemberLine"][]} members
+ */
+/** @typedef {(board: Pick<Schemas["ScoreboardOutput"], "players" | "practice_rounds">, options?: {points?: boolean}) => HTMLElement} ScoreTable */
+
+/** @type {Schemas["Rules"][]} */
 const RULES = ["classic", "tavern", "house"];
 const COLOURS = ["#0b5d1e", "#b00020", "#1a56db", "#8a4b00", "#6a1b9a", "#00796b", "#c2185b", "#37474f"];
 const SVG = "http://www.w3.org/2000/svg";
 const WATCH_MS = 5000;  // how often a sheet with a round the caller waits for is read again
 
+/** @param {Schemas["LeagueOutput"]} league */
 function leagueLine(league) {
   return h("li", { class: "row" },
     h("span", { class: "grow" }, h("strong", {}, league.name), ` · ${t(`rules.${league.rules}`)}`,
@@ -34,18 +57,20 @@ export function leaguesScreen() {
   const rules = h("select", { name: "rules" }, RULES.map((r) => h("option", { value: r, selected: r === "house" }, t(`rules.${r}`))));
   const visibility = h("select", { name: "visibility" }, ["public", "private"].map((v) => h("option", { value: v }, t(`league.visibility.${v}`))));
   const nextSeason = h("select", { name: "next_season" }, ["owner", "auto"].map((v) => h("option", { value: v }, t(`league.next.${v}`))));
-  const create = h("form", { class: "stack", id: "create-league", onsubmit: (event) => {
+  const create = h("form", { class: "stack", id: "create-league", onsubmit: (/** @type {SubmitEvent} */ event) => {
     event.preventDefault();
     attempt(async () => {
+      /** @type {Schemas["LeagueOutput"]} */
       const league = await post("leagues", { name: name.value.trim(), rules: rules.value, visibility: visibility.value,
         next_season: nextSeason.value });
       location.hash = `#/league/${league.id}`;
     });
   } }, field(t("league.name"), name), field(t("lobby.rules"), rules), field(t("league.visibility"), visibility),
   field(t("league.next"), nextSeason), h("button", { class: "primary" }, t("league.create.go")));
-  fill(document.getElementById("main"), h("h1", {}, t("nav.leagues")), h("div", { class: "columns" },
+  fill(/** @type {HTMLElement} */ (document.getElementById("main")), h("h1", {}, t("nav.leagues")), h("div", { class: "columns" },
     section(t("league.mine"), mine), section(t("league.create"), create), section(t("league.public"), others)));
   attempt(async () => {
+    /** @type {[Schemas["LeagueOutput"][], Schemas["LeagueOutput"][]]} */
     const [own, all] = await Promise.all([get("leagues?mine=true"), get("leagues")]);
     if (!alive) return;
     const ownIds = new Set(own.map((league) => league.id));
@@ -57,12 +82,19 @@ export function leaguesScreen() {
 }
 
 // A season's race, every page of it: cumulative points per player after each counted round.
+/**
+ * @param {number | string} id
+ * @param {number} season
+ * @returns {Promise<{limit: Schemas["RaceOutput"]["limit"], players: Schemas["RacePlayer"][], results: Schemas["RaceStepOutput"][]}>}
+ */
 async function race(id, season) {
   const base = `leagues/${id}/race?season=${season}`;
+  /** @type {Schemas["RaceOutput"]} */
   const first = await get(base);
   const results = [...first.results];
   let next = first.next;
   for (let pages = 0; next !== null && next !== undefined && pages < 20; pages += 1) {
+    /** @type {Schemas["RaceOutput"]} */
     const page = await get(`${base}&after=${next}`);
     results.push(...page.results);
     next = page.next;
@@ -71,12 +103,19 @@ async function race(id, season) {
 }
 
 // A season's rounds, played and recorded, in the order they were written.
+/**
+ * @param {number | string} id
+ * @param {number} season
+ * @returns {Promise<Round[]>}
+ */
 async function rounds(id, season) {
   const base = `leagues/${id}/rounds?season=${season}&limit=1000`;
+  /** @type {Schemas["LeagueRoundsOutput"]} */
   const first = await get(base);
   const results = [...first.results];
   let next = first.next;
   for (let pages = 0; next !== null && next !== undefined && pages < 10; pages += 1) {
+    /** @type {Schemas["LeagueRoundsOutput"]} */
     const page = await get(`${base}&after=${next}`);
     results.push(...page.results);
     next = page.next;
@@ -85,19 +124,25 @@ async function rounds(id, season) {
 }
 
 // The most a hand can hold, as the server bounds it: the whole deck's value (scoring.sheet).
+/** @param {Schemas["LeagueOutput"]} league */
 function handMax(league) {
   const options = league.options || {};
   const ranks = options.deck === "french52" ? ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"]
     : ["7", "8", "9", "10", "J", "Q", "K", "A"];
   const house = { A: 10, K: 4, Q: 3, J: 20 };
   const ranking = { A: 11, 10: 10, K: 4, Q: 3, J: 2 };
+  /** @type {Record<string, number>} */
   const value = league.scoring === "points" ? house : ranking;
   return 4 * ranks.reduce((sum, rank) => sum + (value[rank] || Number(rank)), 0) + 50 * (options.jokers || 0);
 }
 
+/**
+ * @param {Awaited<ReturnType<typeof race>>} data
+ * @param {number | null} limit
+ */
 export function raceChart(data, limit) {
   // Drawn at the size it is shown (the page's width), so that its text reads the same on a phone.
-  const width = Math.round(Math.max(300, Math.min(1000, (document.getElementById("main").clientWidth || 640) - 48)));
+  const width = Math.round(Math.max(300, Math.min(1000, (document.getElementById("main")?.clientWidth || 640) - 48)));
   const height = Math.round(Math.min(320, Math.max(220, width * 0.45)));
   const pad = { left: 44, right: 16, top: 14, bottom: 30 };
   const rounds = data.results.length;  // steps of the race: rounds and corrections
@@ -107,8 +152,9 @@ export function raceChart(data, limit) {
   const tickStep = [10, 20, 25, 50, 100, 200, 250, 500, 1000].find((size) => size * 6 >= top * 1.05) || Math.ceil(top / 6);
   const ticks = Math.ceil((top * 1.05) / tickStep);
   const most = (tickStep * ticks) / 1.08;
-  const x = (step) => pad.left + (rounds ? (step / rounds) * (width - pad.left - pad.right) : 0);
-  const y = (points) => height - pad.bottom - (points / (most * 1.08)) * (height - pad.top - pad.bottom);
+  const x = (/** @type {number} */ step) => pad.left + (rounds ? (step / rounds) * (width - pad.left - pad.right) : 0);
+  const y = (/** @type {number} */ points) => height - pad.bottom - (points / (most * 1.08)) * (height - pad.top - pad.bottom);
+  /** @param {string} tag @param {Record<string, string | number>} attrs @param {...(Node | string)} children */
   const el = (tag, attrs, ...children) => {
     const node = document.createElementNS(SVG, tag);
     for (const [key, value] of Object.entries(attrs)) node.setAttribute(key, String(value));
@@ -138,6 +184,7 @@ export function raceChart(data, limit) {
   const legend = h("ul", { class: "legend" });
   data.players.forEach((player, index) => {
     const colour = COLOURS[index % COLOURS.length];
+    /** @type {[number, number][]} */
     const points = [[0, 0]];
     data.results.forEach((step, at) => {
       const total = step.totals[String(player.id)];
@@ -154,17 +201,24 @@ export function raceChart(data, limit) {
 
 // The sheet's numbers: a round played or recorded is the next round; a correction is not a round of
 // its own, it carries the number of the round it corrects (as the standings and seasons count).
+/**
+ * @param {Round[]} played
+ * @returns {Map<number, number>}
+ */
 function roundNumbers(played) {
+  /** @type {Map<number, number>} */
   const numbers = new Map();
   let next = 0;
   for (const round of played) {
-    if (round.corrects && numbers.has(round.corrects)) numbers.set(round.id, numbers.get(round.corrects));
+    const corrected = round.corrects ? numbers.get(round.corrects) : undefined;
+    if (corrected !== undefined) numbers.set(round.id, corrected);
     else { next += 1; numbers.set(round.id, next); }
   }
   return numbers;
 }
 
 // Whether a scorekeeper may correct this round: a recorded one that still stands (the server's rule).
+/** @param {Round} round */
 function correctable(round) {
   return round.source === "recorded" && (round.status === "pending" || round.status === "counted");
 }
@@ -172,6 +226,14 @@ function correctable(round) {
 // One round of the sheet: played or recorded, its status, who won, each player's points; Confirm and
 // Dispute for the players of a pending round (the recorder does not confirm their own entry); Correct
 // for a scorekeeper on a recorded round that still stands.
+/**
+ * @param {Round} round
+ * @param {object} how
+ * @param {{id: number} | null} how.me
+ * @param {(round: Round, what: "confirm" | "dispute") => void} how.act
+ * @param {((round: Round, n: number | undefined) => void) | null} how.correct
+ * @param {Map<number, number>} how.numbers
+ */
 function roundRow(round, { me, act, correct, numbers }) {
   const number = numbers.get(round.id);
   const lines = round.players || [];
@@ -195,6 +257,7 @@ function roundRow(round, { me, act, correct, numbers }) {
 }
 
 // The computed sheet the server answered: each player's points, the multiplier, the status.
+/** @param {Round} round @param {Map<number, number>} numbers */
 function sheetAnswer(round, numbers) {
   const corrects = round.corrects ? numbers.get(round.corrects) : null;
   const badge = round.status === "counted" ? "badge" : (round.status === "pending" ? "badge warn" : "badge muted");
@@ -212,6 +275,13 @@ function sheetAnswer(round, numbers) {
 // its cards) and the extra jacks; POST leagues/{id}/rounds. Correcting (`fix`: the round and its number
 // on the sheet), it starts from that entry's seats, winner, hands' points and jacks and names it in
 // `corrects`.
+/**
+ * @param {Schemas["LeagueOutput"]} league
+ * @param {Schemas["MemberLine"][]} members
+ * @param {(round: Round, seatsChosen: string[]) => void} onRecorded
+ * @param {Correction | null} [fix]
+ * @param {unknown[] | null} [lineup]  the seats (player ids) of the last entry recorded here
+ */
 function sheetForm(league, members, onRecorded, fix = null, lineup = null) {
   const seated = fix ? [...(fix.round.players || [])].sort((a, b) => a.seat - b.seat) : [];
   const seats = Math.max(seated.length,
@@ -219,11 +289,12 @@ function sheetForm(league, members, onRecorded, fix = null, lineup = null) {
   // A new entry starts from the line-up of the last one recorded here (a pub night keeps its seats),
   // else from the first two members; a correction from the entry it corrects.
   const kept = (lineup || []).map(String);
-  const startsWith = (seat, player, at) => (kept.length ? kept[seat] === String(player) : at === seat && seat < 2);
+  const startsWith = (/** @type {number} */ seat, /** @type {number} */ player, /** @type {number} */ at) => (kept.length ? kept[seat] === String(player) : at === seat && seat < 2);
   const most = handMax(league);
   const lines = h("div", { class: "sheet-lines" });
+  /** @type {HTMLSelectElement[]} */
   const pickers = [];
-  const choose = (seat) => h("select", { name: `seat-${seat}`, id: `sheet-seat-${seat}`, onchange: redraw },
+  const choose = (/** @type {number} */ seat) => h("select", { name: `seat-${seat}`, id: `sheet-seat-${seat}`, onchange: redraw },
     h("option", { value: "" }, t("league.sheet.nobody")),
     members.map((line, at) => h("option", { value: line.player.id,
       selected: fix ? Boolean(seated[seat]) && seated[seat].player.id === line.player.id : startsWith(seat, line.player.id, at) },
@@ -231,6 +302,7 @@ function sheetForm(league, members, onRecorded, fix = null, lineup = null) {
   for (let seat = 0; seat < seats; seat += 1) pickers.push(choose(seat));
   const extra = fix && league.scoring === "points" ? Math.max(0, Math.min(3, (fix.round.multiplier || 1) - 1)) : 0;
   const jacks = h("input", { type: "number", name: "extra_jacks", id: "sheet-jacks", min: 0, max: 3, step: 1, value: extra, inputmode: "numeric" });
+  /** @type {Map<number, {points: string, cards: string}>} */
   const state = new Map();  // player id -> {points, cards}, kept while seats change
   for (const line of seated) {
     if (!line.won) state.set(line.player.id, { points: String(line.raw_points ?? line.points ?? ""), cards: "" });
@@ -240,7 +312,10 @@ function sheetForm(league, members, onRecorded, fix = null, lineup = null) {
 
   function chosen() {
     const ids = pickers.map((select) => Number(select.value)).filter(Boolean);
-    return ids.filter((pid, at) => ids.indexOf(pid) === at).map((pid) => members.find((line) => line.player.id === pid).player);
+    return ids.filter((pid, at) => ids.indexOf(pid) === at).flatMap((pid) => {
+      const line = members.find((member) => member.player.id === pid);
+      return line ? [line.player] : [];
+    });
   }
   function redraw() {
     const players = chosen();
@@ -261,23 +336,27 @@ function sheetForm(league, members, onRecorded, fix = null, lineup = null) {
         field(t("league.sheet.cards.of", { name: player.name }), cards));
     }));
   }
-  const form = h("form", { class: "stack sheet", id: "sheet", onsubmit: (event) => {
+  const form = h("form", { class: "stack sheet", id: "sheet", onsubmit: (/** @type {SubmitEvent} */ event) => {
     event.preventDefault();
     attempt(async () => {
+      /** @type {Schemas["SheetLineInputRequest"][]} */
       const players = chosen().map((player) => {
         if (player.id === winner) return { player: player.id, cards: [] };
         const kept = state.get(player.id) || { points: "", cards: "" };
         const cards = kept.cards.trim() ? kept.cards.trim().toUpperCase().split(/[\s,;]+/).filter(Boolean) : null;
         if (cards) return { player: player.id, cards };
-        return { player: player.id, points: kept.points === "" ? null : Number(kept.points) };
-      }).map((line) => (line.points === null ? { player: line.player } : line));
+        return kept.points === "" ? { player: player.id } : { player: player.id, points: Number(kept.points) };
+      });
+      // No winner (fewer than two seats) is the server's to refuse, in its words.
+      /** @type {Omit<Schemas["RoundRecordInputRequest"], "winner"> & {winner: number | null}} */
       const body = { players, winner, extra_jacks: Number(jacks.value || 0) };
       if (fix) body.corrects = fix.round.id;
+      /** @type {Round} */
       let round;
       try {
         round = await post(`leagues/${league.id}/rounds`, body);
       } catch (exc) {
-        if (fix && exc.code === "correction_stale") fix.stale();  // the sheet changed meanwhile: read it again
+        if (fix && exc instanceof ApiError && exc.code === "correction_stale") fix.stale();  // the sheet changed meanwhile: read it again
         throw exc;
       }
       onRecorded(round, pickers.map((select) => select.value));
@@ -294,6 +373,11 @@ function sheetForm(league, members, onRecorded, fix = null, lineup = null) {
 }
 
 // Every season, newest first, with its loser; a button shows that season's standings and race.
+/**
+ * @param {Schemas["SeasonOutput"][]} seasons
+ * @param {number} showing
+ * @param {(number: number) => void} pick
+ */
 function seasonList(seasons, showing, pick) {
   return h("ul", { class: "list", id: "seasons" }, seasons.slice().reverse().map((season) => h("li", { class: "row" },
     h("span", { class: "grow" }, h("strong", {}, t("league.season", { n: season.number })),
@@ -305,6 +389,13 @@ function seasonList(seasons, showing, pick) {
       t("league.season.show", { n: season.number })))));
 }
 
+/**
+ * @param {Schemas["LeagueOutput"]} league
+ * @param {Schemas["MemberLine"][]} members
+ * @param {object} how
+ * @param {{id: number} | null} how.me
+ * @param {(line: Schemas["MemberLine"], role: Schemas["AssignableLeagueRole"]) => void} how.setRole
+ */
 function memberList(league, members, { me, setRole }) {
   const owner = league.your_role === "owner";
   return h("ul", { class: "list", id: "members" }, members.map((line) => h("li", { class: "row", "data-player": line.player.id },
@@ -314,50 +405,71 @@ function memberList(league, members, { me, setRole }) {
       t(line.role === "scorekeeper" ? "league.role.unmake" : "league.role.make", { name: line.player.name })) : null)));
 }
 
+/**
+ * @param {number | string} id
+ * @param {string[]} rest  after the id: ["join", code] from an invitation link
+ * @param {object} how
+ * @param {ScoreTable} how.scoreTable
+ * @param {() => {id: number} | null} [how.me]
+ * @param {(listener: (kind: string) => void) => () => void} [how.onNotice]
+ */
 export function leagueScreen(id, rest, { scoreTable, me = () => null, onNotice = () => () => {} }) {
   let alive = true;
+  /** @type {number | null} */
   let showing = null;  // the season shown; null: the current one
+  /** @type {Round | null} */
   let answer = null;   // the sheet the server answered for the last round recorded here, as last read
+  /** @type {Correction | null} */
   let correcting = null;  // {round, n}: the recorded round the sheet corrects; null: it records a new one
+  /** @type {HTMLFormElement | null} */
   let form = null;     // the sheet's form, kept across renders (what is typed in it stays) ...
   let formKey = "";    // ... while it is for the same entry and members
+  /** @type {[Schemas["LeagueOutput"], LeagueReads] | null} */
   let shown = null;    // what the last render showed, to render again without a read
+  /** @type {{season: number, key: string} | null} */
   let seen = null;     // the shown season's rounds and their statuses, as last read
+  /** @type {string | null} */
   let focusNext = null;  // the id of the element that takes the focus after the next render
   const LINEUP = `maumau.lineup.${id}`;  // the seats of the last entry recorded here, kept for the next one
   const lineup = () => { try { return JSON.parse(localStorage.getItem(LINEUP) || "null"); } catch (exc) { return null; } };
-  const main = document.getElementById("main");
+  const main = /** @type {HTMLElement} */ (document.getElementById("main"));
   const box = h("div", { class: "league" }, h("p", { class: "muted" }, "…"));
   fill(main, box);
 
   async function load() {
+    /** @type {Schemas["LeagueOutput"]} */
     const league = await get(`leagues/${id}`);
     const member = league.your_role !== null && league.your_role !== undefined;
     const season = showing || league.season;
     const current = season === league.season;
+    /** @type {[Schemas["StandingsOutput"], LeagueReads["running"], Round[], Schemas["SeasonsOutput"], Schemas["MembersOutput"]]} */
     const [standings, running, played, seasons, members] = await Promise.all([
       get(current ? `leagues/${id}/standings` : `leagues/${id}/seasons/${season}/standings`),
       race(id, season), rounds(id, season), get(`leagues/${id}/seasons`),
       member ? get(`leagues/${id}/members`) : Promise.resolve({ results: [] })]);
     if (!alive) return;
-    if (answer) answer = played.find((round) => round.id === answer.id) || (answer.season === league.season ? answer : null);
-    if (correcting) {
-      const still = current && played.find((round) => round.id === correcting.round.id);
+    const last = answer;
+    if (last) answer = played.find((round) => round.id === last.id) || (last.season === league.season ? last : null);
+    const fixing = correcting;
+    if (fixing) {
+      const still = current && played.find((round) => round.id === fixing.round.id);
       if (!still || !correctable(still)) { correcting = null; form = null; }
     }
     seen = { season, key: sheetKey(played) };
     render(league, { season, current, standings, running, played, seasons: seasons.results || [], members: members.results || [] });
   }
   const reload = () => attempt(load);
-  const sheetKey = (played) => played.map((round) => `${round.id}:${round.status}`).join(",");
+  const sheetKey = (/** @type {Round[]} */ played) => played.map((round) => `${round.id}:${round.status}`).join(",");
 
   // One read of the shown season's rounds; the whole page only when one of them came, went or changed.
   let checking = false;
   async function check() {
-    if (!alive || !seen || checking) return;
+    const last = seen;
+    if (!alive || !last || checking) return;
     checking = true;
     try {
-      if (sheetKey(await rounds(id, seen.season)) !== seen.key) await load();
+      const fresh = sheetKey(await rounds(id, last.season));
+      if (seen && fresh !== seen.key) await load();  // as read now: a load meanwhile may have moved it
     } finally { checking = false; }
   }
   // Waiting: a pending round of the current season that the caller recorded or plays in.
@@ -373,9 +485,11 @@ export function leagueScreen(id, rest, { scoreTable, me = () => null, onNotice =
   const stopNotice = onNotice((kind) => { if (kind === "league_over") reload(); else check().catch(() => {}); });
   const stopResync = onResync((online) => { if (online) check().catch(() => {}); });
 
+  /** @param {Schemas["LeagueOutput"]} league @param {LeagueReads} reads */
   function render(league, { season, current, standings, running, played, seasons, members }) {
     shown = [league, { season, current, standings, running, played, seasons, members }];
-    const again = () => render(...shown);
+    // The last render's reads, whichever render made this (a correction's Cancel outlives its render).
+    const again = () => { if (shown) render(...shown); };
     const focused = document.activeElement && document.activeElement.id;
     const player = me();
     const limit = league.league_limit || running.limit || null;
@@ -384,7 +498,8 @@ export function leagueScreen(id, rest, { scoreTable, me = () => null, onNotice =
     const keeper = league.your_role === "owner" || league.your_role === "scorekeeper";
     const waiting = league.status === "finished";
     const numbers = roundNumbers(played);
-    const act = (round, what) => attempt(async () => {
+    const act = (/** @type {Round} */ round, /** @type {"confirm" | "dispute"} */ what) => attempt(async () => {
+      /** @type {Round | null} */
       const answered = await post(`leagues/${id}/rounds/${round.id}/${what}`);
       if (answer && answered && answered.id === answer.id) answer = answered;
       toast(t(what === "confirm" ? "league.confirmed" : "league.disputed"));
@@ -392,7 +507,7 @@ export function leagueScreen(id, rest, { scoreTable, me = () => null, onNotice =
       await load();
     });
     const mayCorrect = keeper && current && !waiting && members.length >= 2;
-    const correct = (round, n) => {
+    const correct = (/** @type {Round} */ round, /** @type {number | undefined} */ n) => {
       correcting = { round, n, stale: reload,
         cancel: () => { correcting = null; form = null; focusNext = `correct-${round.id}`; again(); } };
       form = null;
@@ -400,11 +515,13 @@ export function leagueScreen(id, rest, { scoreTable, me = () => null, onNotice =
       again();
     };
     const startTable = h("button", { type: "button", class: "primary", id: "league-table", onclick: () => attempt(async () => {
+      /** @type {Schemas["Table"]} */
       const table = await post("tables", { rules: league.rules, league: Number(id), options: { turn_seconds: 0 } });
       location.hash = `#/table/${table.id}`;
     }) }, t("league.table"));
     const nextSeason = league.your_role === "owner" && (waiting || !league.league_limit)
       ? h("button", { type: "button", class: waiting ? "primary" : null, id: "next-season", onclick: () => attempt(async () => {
+        /** @type {Schemas["SeasonOutput"]} */
         const started = await post(`leagues/${id}/seasons`);
         showing = null;
         toast(t("league.season.started", { n: started.number }));
@@ -432,8 +549,10 @@ export function leagueScreen(id, rest, { scoreTable, me = () => null, onNotice =
     if (sheet) {
       sheet.classList.add("sheet-panel");
       const title = sheet.querySelector("h2");
-      title.id = "sheet-title";
-      title.tabIndex = -1;
+      if (title) {
+        title.id = "sheet-title";
+        title.tabIndex = -1;
+      }
     }
     fill(box, h("h1", {}, t("league.title", { name: league.name })),
       h("p", { class: "muted", id: "league-facts" }, `${t(`rules.${league.rules}`)}${limit ? ` · ${t("league.race.limit", { n: limit })}` : ""}`,
@@ -460,11 +579,11 @@ export function leagueScreen(id, rest, { scoreTable, me = () => null, onNotice =
       section(t("league.rounds"), roundRows.length ? h("ul", { class: "list rounds", id: "league-rounds" }, roundRows)
         : h("p", { class: "muted" }, t("league.empty"))),
       h("div", { class: "columns" },
-        section(t("league.seasons"), seasonList(seasons, season, (number) => {
+        section(t("league.seasons"), seasonList(seasons, season, (/** @type {number} */ number) => {
           showing = number === league.season ? null : number;
           reload();
         })),
-        members.length ? section(t("league.members"), memberList(league, members, { me: player, setRole: (line, role) => attempt(async () => {
+        members.length ? section(t("league.members"), memberList(league, members, { me: player, setRole: (/** @type {Schemas["MemberLine"]} */ line, /** @type {Schemas["AssignableLeagueRole"]} */ role) => attempt(async () => {
           await api("PATCH", `leagues/${id}/members/${line.player.id}`, { role });
           toast(t("league.role.saved", { name: line.player.name, role: t(`league.role.${role}`) }));
           await load();

@@ -1,3 +1,4 @@
+// @ts-check
 // Pacing, sound and vibration for the table: how long a row of the ledger stays on screen, whether
 // anything moves (prefers-reduced-motion turns motion off), a short tone on your turn and on a
 // call (off until the player turns it on; remembered), a buzz where the device has one.
@@ -17,6 +18,7 @@ export function motionOff() { return reduced.matches; }
 
 // How long one row is shown: about 0.65 s, less for a row where nothing moves, little when the
 // tab is hidden (the story catches up while nobody watches), shorter without motion.
+/** @param {number | boolean} [moving]  whether anything moves in the row */
 export function pace(moving = 1) {
   if (document.visibilityState === "hidden") return HIDDEN_MS;
   const stored = Number(localStorage.getItem(PACE_KEY));
@@ -27,10 +29,13 @@ export function pace(moving = 1) {
 
 export function soundOn() { return localStorage.getItem(SOUND_KEY) === "on"; }
 
+/** @type {AudioContext | null} */
 let audio = null;
 
+/** @param {number[]} frequencies @param {number} [length]  seconds per tone */
 function tone(frequencies, length = 0.12) {
-  const Context = window.AudioContext || window.webkitAudioContext;
+  // Older Safari names it webkitAudioContext.
+  const Context = window.AudioContext || /** @type {{webkitAudioContext?: typeof AudioContext}} */ (/** @type {unknown} */ (window)).webkitAudioContext;
   if (!Context) return;
   audio = audio || new Context();
   let at = audio.currentTime;
@@ -50,6 +55,7 @@ function tone(frequencies, length = 0.12) {
 }
 
 // "turn": your turn; "call": someone called Mau, Mau-Mau, Pik or Hermann.
+/** @param {"turn" | "call"} kind */
 export function cue(kind) {
   if (!soundOn()) return;
   try {

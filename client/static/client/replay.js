@@ -1,3 +1,4 @@
+// @ts-check
 // A finished round stepped through move by move from its ledger (GET games/{id}/events): the deal,
 // then each row's events applied to every hand. A player of the round sees every hand once it is
 // over (the server reveals them); anyone else sees what a spectator saw (counts, the pile).
@@ -7,11 +8,33 @@ import { t } from "./i18n.js";
 import { attempt, cardBack, cardFace, fill, h } from "./ui.js";
 import { eventText } from "./game.js";
 
+/** @typedef {import("maumau-schema").components["schemas"]} Schemas */
+/**
+ * The table after a row of the ledger (the client's own state, built from the API's events).
+ * @typedef {object} Step
+ * @property {(Schemas["Card"][] | null)[]} hands  null: a hand the caller may not see
+ * @property {number[]} counts
+ * @property {Schemas["Card"]} top
+ * @property {Schemas["Card"] | null} topAs
+ * @property {Schemas["Suit"] | null} wish
+ * @property {number} direction
+ * @property {number} pending
+ * @property {number | null} seat
+ * @property {string | null} text
+ */
+
+/**
+ * @param {number | string} id
+ * @returns {Promise<{deal: Schemas["DealtEvent"] | null, rows: Schemas["LedgerMove"][]}>}
+ */
 async function ledger(id) {
+  /** @type {Schemas["LedgerMove"][]} */
   const rows = [];
+  /** @type {Schemas["DealtEvent"] | null} */
   let deal = null;
   let after = 0;
   for (let pages = 0; pages < 50; pages += 1) {
+    /** @type {Schemas["Ledger"]} */
     const page = await get(`games/${id}/events?after=${after}`);
     if (page.deal && !deal) deal = page.deal;
     rows.push(...page.moves);
@@ -22,26 +45,37 @@ async function ledger(id) {
 }
 
 // Every step's table: hands (cards where known, else only a count), top card, wish, direction.
+/**
+ * @param {Schemas["DealtEvent"]} deal
+ * @param {Schemas["LedgerMove"][]} rows
+ * @param {(event: Schemas["Event"]) => string | null} describe
+ * @returns {Step[]}
+ */
 export function steps(deal, rows, describe) {
   const hands = (deal.hands || []).map((hand) => (hand ? [...hand] : null));
   const counts = deal.hand_counts ? [...deal.hand_counts] : hands.map((hand) => (hand ? hand.length : 0));
+  /** @type {Step} */
   let state = { hands, counts, top: deal.starter, topAs: null, wish: null, direction: 1, pending: 0, seat: null, text: describe(deal) };
   const out = [state];
   for (const row of rows) {
+    /** @type {Step} */
     const next = { ...state, hands: state.hands.map((hand) => (hand ? [...hand] : null)), counts: [...state.counts], seat: row.seat };
     for (const event of row.events || []) {
-      const seat = event.seat;
       if (event.type === "played") {
+        const seat = event.seat;
         next.counts[seat] -= event.cards.length;
-        if (next.hands[seat]) next.hands[seat] = next.hands[seat].filter((card) => !event.cards.includes(card));
+        const hand = next.hands[seat];
+        if (hand) next.hands[seat] = hand.filter((card) => !event.cards.includes(card));
         next.top = event.cards[event.cards.length - 1];
-        next.topAs = (event.as || {})[next.top] || null;
+        next.topAs = /** @type {Record<string, Schemas["Card"]>} */ (event.as || {})[next.top] || null;
         next.wish = null;
       } else if (event.type === "drew") {
+        const seat = event.seat;
         const count = event.count || (event.cards || []).length;
         next.counts[seat] += count;
-        if (next.hands[seat]) {
-          if (event.cards) next.hands[seat].push(...event.cards); else next.hands[seat] = null;
+        const hand = next.hands[seat];
+        if (hand) {
+          if (event.cards) hand.push(...event.cards); else next.hands[seat] = null;
         }
         if (event.reason === "seven") next.pending = 0;
       } else if (event.type === "wish") {
@@ -63,19 +97,24 @@ export function steps(deal, rows, describe) {
   return out;
 }
 
+/** @param {number | string} id */
 export function replayScreen(id) {
   let alive = true;
   let at = 0;
+  /** @type {Step[]} */
   let story = [];
+  /** @type {Schemas["GameView"] | null} */
   let view = null;
-  const main = document.getElementById("main");
+  const main = /** @type {HTMLElement} */ (document.getElementById("main"));
   const box = h("div", { class: "replay", id: "replay" }, h("p", { class: "muted" }, "…"));
   const title = h("h1", {}, t("replay.open"));
   fill(main, title, box);
 
-  const nameOf = (seat) => (view && view.players[seat] ? view.players[seat].name : `#${seat}`);
+  const nameOf = (/** @type {number} */ seat) => (view && view.players[seat] ? view.players[seat].name : `#${seat}`);
 
+  /** @param {number} index */
   function show(index) {
+    if (!view) return;
     at = Math.max(0, Math.min(story.length - 1, index));
     const state = story[at];
     const hands = h("ol", { class: "replay-hands" }, view.players.map((player) => {
@@ -99,7 +138,7 @@ export function replayScreen(id) {
         h("button", { type: "button", id: "replay-first", onclick: () => show(0), disabled: at === 0, "aria-label": t("replay.first") }, "«"),
         h("button", { type: "button", id: "replay-prev", onclick: () => show(at - 1), disabled: at === 0, "aria-label": t("replay.prev") }, "◀"),
         h("input", { type: "range", min: 0, max: story.length - 1, value: at, "aria-label": t("replay.slider"),
-          oninput: (event) => show(Number(event.target.value)) }),
+          oninput: (/** @type {Event} */ event) => show(Number(/** @type {HTMLInputElement} */ (event.target).value)) }),
         h("button", { type: "button", id: "replay-next", class: "primary", onclick: () => show(at + 1), disabled: at === story.length - 1, "aria-label": t("replay.next") }, "▶"),
         h("button", { type: "button", id: "replay-last", onclick: () => show(story.length - 1), disabled: at === story.length - 1, "aria-label": t("replay.last") }, "»")),
       hands,
@@ -108,18 +147,20 @@ export function replayScreen(id) {
     const focusing = document.activeElement && document.activeElement.id;
     if (focusing && focusing.startsWith("replay-")) {
       const again = document.getElementById(focusing);
-      if (again && !again.disabled) again.focus(); else box.querySelector("#replay-next, #replay-prev")?.focus();
+      if (again && !(/** @type {HTMLButtonElement} */ (again)).disabled) again.focus();
+      else box.querySelector(/** @type {"button"} */ ("#replay-next, #replay-prev"))?.focus();
     }
   }
 
-  const onKey = (event) => {
-    if (!story.length || event.target.closest("input, textarea, select")) return;
+  const onKey = (/** @type {KeyboardEvent} */ event) => {
+    if (!story.length || (event.target instanceof Element && event.target.closest("input, textarea, select"))) return;
     if (event.key === "ArrowRight") show(at + 1);
     else if (event.key === "ArrowLeft") show(at - 1);
   };
   document.addEventListener("keydown", onKey);
 
   attempt(async () => {
+    /** @type {[Schemas["GameView"], Awaited<ReturnType<typeof ledger>>]} */
     const [read, { deal, rows }] = await Promise.all([get(`games/${id}`), ledger(id)]);
     if (!alive) return;
     view = read;

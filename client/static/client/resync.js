@@ -1,31 +1,44 @@
+// @ts-check
 // Coming back: when the browser is online again or the tab visible again, the screens re-read what they
 // show (the game, the lobby); a read that fails is tried again with backoff. Offline, the header says so.
 
+/** @type {Set<(online: boolean) => void>} */
 const listeners = new Set();
+/** @type {Record<string, string>} */
 const TEXTS = {
   en: "Offline: showing what was saved; reconnecting when the network is back.",
   de: "Offline: gespeicherter Stand; verbinde neu, sobald das Netz zurück ist.",
   fr: "Hors ligne : affichage de l'état enregistré ; reconnexion dès le retour du réseau.",
 };
+/** @type {Record<string, string>} */
 const TEXTS_AT = {
   en: "Offline: showing what was saved at {time}; reconnecting when the network is back.",
   de: "Offline: Stand von {time}; verbinde neu, sobald das Netz zurück ist.",
   fr: "Hors ligne : état enregistré à {time} ; reconnexion dès le retour du réseau.",
 };
+/** @type {number | null} */
 let shownAt = null;  // the time of the oldest saved answer on the screen, while offline
 
 // listener(online) on every online/offline change and whenever the tab becomes visible; returns an unsubscribe.
+/** @param {(online: boolean) => void} listener */
 export function onResync(listener) {
   listeners.add(listener);
   return () => listeners.delete(listener);
 }
 
+/** @param {boolean} online */
 function tell(online) {
   showOffline(!online);
   for (const listener of [...listeners]) listener(online);
 }
 
 // read() again until it resolves: 0.5 s, 1 s, 2 s ... at most 15 s apart; stops when stop() says so.
+/**
+ * @template T
+ * @param {() => Promise<T>} read
+ * @param {() => boolean} [stop]
+ * @returns {Promise<T>}
+ */
 export async function withBackoff(read, stop = () => false) {
   let delay = 500;
   for (;;) {
@@ -38,11 +51,13 @@ export async function withBackoff(read, stop = () => false) {
 }
 
 // A screen shows answers saved at `at` (ms): the banner says as of when.
+/** @param {number} at */
 export function savedAt(at) {
   shownAt = shownAt === null ? at : Math.min(shownAt, at);
   showOffline(true);
 }
 
+/** @param {boolean} offline */
 export function showOffline(offline) {
   const banner = document.getElementById("offline");
   if (!banner) return;
