@@ -56,7 +56,7 @@ from typing import Any
 import httpx
 
 from bench import harness
-from bench.http import Client, sign_up
+from bench.harness import Client
 from bench.push_service import PushService, vapid_key_pem
 
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
@@ -89,28 +89,45 @@ class Seat:
 
 
 def _game_set_up(port: int, index: int, subs: list[dict[str, Any]]) -> dict[str, Any]:
-    seats = []
-    for n, sub in enumerate(subs):
-        client = sign_up(port, f"push{index}{'ab'[n]}")
-        status, body, _ = client.call("POST", "/api/v1/me/push-subscriptions", {**sub, "name": "bench"})
+    subscriptions = iter(subs)
+
+    def subscribe(client: Client) -> None:
+        status, body, _ = client.call("POST", "/api/v1/me/push-subscriptions", {**next(subscriptions), "name": "bench"})
         assert status == 201, (status, body)
-        status, me, _ = client.call("GET", "/api/v1/me")
-        seats.append(Seat(client, me["id"]))
-    status, table, _ = seats[0].client.call("POST", "/api/v1/tables",
-                                            {"rules": "classic", "max_players": 2, "options": {"turn_seconds": 0}})
-    assert status == 201, table
-    assert seats[1].client.call("POST", f"/api/v1/tables/{table['id']}/join")[0] == 200
-    return {"seats": seats, "table": table["id"], "index": index}
+
+    clients, table = harness.table_for_two(port, f"push{index}a", f"push{index}b", options={"turn_seconds": 0},
+                                           before_table=subscribe)
+    seats = [Seat(client, client.call("GET", "/api/v1/me")[1]["id"]) for client in clients]
+    return {"seats": seats, "table": table, "index": index}
 
 
-def _watch(port: int, token: str, game: list[int], stop: threading.Event) -> None:
+def _watch(port: int, token: str, game: list[int], stop: threading.Event,
+           polls: list[tuple[int, float, float]]) -> None:
+    """Hold a long-poll of the seat's current game the whole time: a poll answered (a move) is made
+    again at once; a finished game's poll waits for the next round's id, so no poll idles on a game
+    that is over while the next one is played. ``polls``: (game, opened, answered) of each poll,
+    wall-clock, to tell whether a push found the player looking."""
     with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=40,
                       headers={"Authorization": f"Token {token}"}) as http:
+        version: int | None = None
+        current = 0
         while not stop.is_set():
+            if game[0] != current:
+                current, version = game[0], None
+            opened = time.time()
             try:
-                http.get(f"/api/v1/games/{game[0]}", params={"wait": 25})
+                params = {"wait": 25} if version is None else {"wait": 25, "after": version}
+                answer = http.get(f"/api/v1/games/{current}", params=params)
             except httpx.HTTPError:
                 time.sleep(0.2)
+                continue
+            polls.append((current, opened, time.time()))
+            if answer.status_code == 200:
+                view = answer.json()
+                version = view["version"]
+                if view["status"] != "active":
+                    while game[0] == current and not stop.is_set():
+                        time.sleep(0.01)
 
 
 def _play(game: dict[str, Any], port: int, start: float, period: float, offset: float, stop: float,
@@ -144,11 +161,7 @@ def _play(game: dict[str, Any], port: int, start: float, period: float, offset: 
                     break
             if not state["legal_actions"]:
                 continue
-            action = dict(rng.choice(state["legal_actions"]))
-            names = action.get("as")
-            if isinstance(names, dict):
-                action["as"] = {k: rng.choice(v) if isinstance(v, list) else v for k, v in names.items()}
-            action["expected_version"] = state["version"]
+            action = harness.action_chosen(state, rng)
             status, body, _ = client.call("POST", path + "/actions", action)
             if status == 200:
                 counts["moves"] += 1
@@ -180,22 +193,30 @@ def client_process(port: int, games: list[tuple[int, list[dict[str, Any]], bool]
                for i, (g, _w) in enumerate(made)]
     for thread in threads:
         thread.start()
+    polls: dict[str, list[tuple[int, float, float]]] = {}
+    watchers = []
     for game, _watching in made:
         if game["index"] in watched:
-            threading.Thread(target=_watch_current, args=(port, game, watched[game["index"]], stop_watching),
-                             daemon=True).start()
+            polls[f"p{game['index']}b"] = []
+            watchers.append(threading.Thread(target=_watch_current, daemon=True, args=(
+                port, game, watched[game["index"]], stop_watching, polls[f"p{game['index']}b"])))
+            watchers[-1].start()
     for thread in threads:
         thread.join()
     results.put({"counts": dict(counts), "games": games_made})
     time.sleep(15)  # watchers keep looking while the last pushes go out
     stop_watching.set()
+    for thread in watchers:
+        thread.join(timeout=45)
+    results.put({"polls": polls})
 
 
-def _watch_current(port: int, game: dict[str, Any], current: list[int], stop: threading.Event) -> None:
+def _watch_current(port: int, game: dict[str, Any], current: list[int], stop: threading.Event,
+                   polls: list[tuple[int, float, float]]) -> None:
     token = game["seats"][1].client.head.split(b"Token ")[1].split(b"\r\n")[0].decode()
     while not current[0] and not stop.is_set():
         time.sleep(0.05)
-    _watch(port, token, current, stop)
+    _watch(port, token, current, stop, polls)
 
 
 # --- one phase: servers, set-up, moves, drain, figures ----------------------------------------------
@@ -292,6 +313,9 @@ def one_phase(args: argparse.Namespace, *, label: str, code: Path, rate: float, 
             time.sleep(0.5)
         time.sleep(2)  # a late duplicate would arrive now
         cpu = process_tree_cpu(worker.pid) - cpu_before
+        polls: dict[str, list[tuple[int, float, float]]] = {}
+        for _proc in procs:
+            polls.update(results.get(timeout=120)["polls"])
     finally:
         begin.set()
         for proc in procs:
@@ -333,6 +357,9 @@ def one_phase(args: argparse.Namespace, *, label: str, code: Path, rate: float, 
         "your_turn_pushes_to_watching_players": sum(
             1 for r in received if r.subscription in watchers and r.payload.get("kind") == "your_turn"
             and made.get(r.payload["id"], 0) - float(game_started.get(r.payload.get("game"), 0)) > 1.0),
+        "your_turn_pushes_while_a_long_poll_of_the_game_was_open": sum(
+            1 for r in received if r.payload.get("kind") == "your_turn"
+            and _looking(polls.get(r.subscription, ()), r.payload.get("game"), made.get(r.payload["id"], 0))),
         "refused_by_the_push_service": len(service.refused),
         "commit_to_receipt_ms": {"p50": round(harness.percentile(latencies, 0.50) or 0, 1),
                                  "p99": round(harness.percentile(latencies, 0.99) or 0, 1),
@@ -346,6 +373,16 @@ def one_phase(args: argparse.Namespace, *, label: str, code: Path, rate: float, 
     if stall_window is not None:
         result["stall"] = stall_figures(stall_window, rows, received, sub_of_row, made)
     return result
+
+
+#: A long-poll counts as open from this long after its client sent it (the server's mark is written
+#: when the request is read) until its answer came back.
+POLL_OPENING_SECONDS = 0.5
+
+
+def _looking(polls: Any, game: int | None, at: float) -> bool:
+    """Whether a watcher had a long-poll of ``game`` open when a notification was made at ``at``."""
+    return any(g == game and opened + POLL_OPENING_SECONDS <= at <= answered for g, opened, answered in polls)
 
 
 def stall_figures(window: tuple[float, float], rows: list[tuple[Any, ...]], received: list[Any],

@@ -12,7 +12,8 @@ Bounds, so that one tenant cannot take the process:
 
 - a target (one webhook, one push subscription, one device) has ``DELIVERY_PER_TARGET`` requests in
   flight at most; its other jobs wait in its own lane, and a newer job with the same collapse key
-  (a game's ``your_turn``) replaces an older one still waiting there;
+  (a game's ``your_turn``) replaces an older one still waiting there, or still in flight unanswered
+  (its request is abandoned: a stalled push service gets one push per game, not one per turn);
 - a player has ``DELIVERY_PER_PLAYER`` in flight at most, whatever their targets;
 - an origin ``DELIVERY_PER_ORIGIN`` (its connection pool's size too), the process
   ``DELIVERY_MAX_IN_FLIGHT``;
@@ -181,12 +182,14 @@ class Job:
     deadline: float = float("inf")
     future: concurrent.futures.Future = field(default_factory=concurrent.futures.Future)
     key: Any = None
+    superseded: bool = False
 
 
 @dataclass
 class Lane:
     waiting: OrderedDict = field(default_factory=OrderedDict)
     in_flight: int = 0
+    sending: dict = field(default_factory=dict)  # collapse key -> (job, its task) while in flight
     failures: int = 0
     paused_until: float = 0.0
 
@@ -282,6 +285,12 @@ class Outbound:
         older = lane.waiting.pop(job.key, None)
         if older is not None:
             older.future.set_result(Done(replaced=True))
+        if job.collapse is not None and job.key in lane.sending:
+            # One in flight unanswered (a stalled push service): the newer one takes its place now,
+            # not after it (two pushes of one turn). Its request is abandoned, its connection closed.
+            sending, task = lane.sending[job.key]
+            sending.superseded = True
+            task.cancel()
         lane.waiting[job.key] = job
         self._pump(job.target)
 
@@ -296,7 +305,9 @@ class Outbound:
         while lane.waiting and lane.in_flight < int(settings.DELIVERY_PER_TARGET):
             _key, job = lane.waiting.popitem(last=False)
             lane.in_flight += 1
-            self.loop.create_task(self._run_job(lane, job))
+            task = self.loop.create_task(self._run_job(lane, job))
+            if job.collapse is not None:
+                lane.sending[job.key] = (job, task)
         if not lane.waiting and not lane.in_flight and not lane.failures:
             self.lanes.pop(target, None)
 
@@ -340,10 +351,16 @@ class Outbound:
                 else:
                     gate.failures, gate.paused_until = 0, 0.0
             done.newer_waiting = job.collapse is not None and job.key in lane.waiting
+        except asyncio.CancelledError:
+            if not job.superseded:
+                raise
+            done = Done(replaced=True)  # a newer job of its collapse key took its place (see _enqueue)
         except BaseException as exc:  # noqa: BLE001 - handed to whoever waits for the job, in its thread
             if not job.future.done():
                 job.future.set_exception(exc)
         finally:
+            if job.collapse is not None and lane.sending.get(job.key, (None,))[0] is job:
+                del lane.sending[job.key]
             lane.in_flight -= 1
             if not job.future.done():
                 job.future.set_result(done)
