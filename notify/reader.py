@@ -41,22 +41,31 @@ def start() -> threading.Thread | None:
         return thread
 
 
-def read_once() -> int:
-    """One round: a batch of the outbox and one of the due retries; how many rows were taken."""
+#: Due retries are looked for this often (they wait seconds anyway); the outbox at every round.
+RETRIES_READ_SECONDS = 0.5
+
+
+def read_once(*, retries: bool = True) -> int:
+    """One round: a batch of the outbox and (``retries``) one of the due retries; how many rows were taken."""
     from notify import services
 
     limit = int(settings.DELIVERY_READ_BATCH)
-    return services.outbox_read(limit=limit) + services.retries_read(limit=limit)
+    return services.outbox_read(limit=limit) + (services.retries_read(limit=limit) if retries else 0)
 
 
 def _run() -> None:
     failures = 0
+    retries_read_at = 0.0
     while True:
         try:
-            close_old_connections()  # a connection the database ended is replaced
-            taken = read_once()
+            now = time.monotonic()
+            retries = now - retries_read_at >= RETRIES_READ_SECONDS
+            if retries:
+                retries_read_at = now
+            taken = read_once(retries=retries)  # on the thread's own connection, kept from batch to batch
             failures = 0
         except Exception:  # the database away (the drill): try again, less often while it lasts
+            close_old_connections()  # a connection the database ended is replaced at the next batch
             failures += 1
             log.warning("deliveries: the reader could not read (%s in a row)", failures, exc_info=failures == 1)
             time.sleep(min(2.0, 0.1 * failures))
