@@ -391,7 +391,8 @@ def stall_figures(window: tuple[float, float], rows: list[tuple[Any, ...]], rece
     begin, back = window
     before_return = [r for r in received if made.get(r.payload.get("id"), 1e18) < back]
     in_stall = collections.Counter((r.subscription, r.payload.get("game")) for r in received
-                                   if begin <= made.get(r.payload.get("id"), 0) < back)
+                                   if begin <= made.get(r.payload.get("id"), 0) < back
+                                   and r.payload.get("kind") == "your_turn")
     newest: dict[tuple[int, int], tuple[Any, ...]] = {}
     for row in rows:
         if row[4] == "your_turn":
@@ -405,10 +406,60 @@ def stall_figures(window: tuple[float, float], rows: list[tuple[Any, ...]], rece
         "stalled_s": round(back - begin, 1),
         "drained_after_return_s": round(max((r.at for r in before_return), default=back) - back, 2),
         "pushes_received_during_stall": sum(1 for r in received if begin <= r.at < back),
-        "most_pushes_per_player_and_game_for_the_stalled_period": max(in_stall.values(), default=0),
+        "most_your_turn_pushes_per_player_and_game_for_the_stalled_period": max(in_stall.values(), default=0),
         "newest_your_turn_per_player_and_game_lost": len(lost),
         "replaced": sum(1 for r in rows if r[5] == "replaced"),
     }
+
+
+class PushLoad:
+    """bench.push's load beside another benchmark (``python -m bench.clocks --push-load``): a push
+    service answering after ``delay``, and ``players`` subscribed players (none watching) in games of
+    two making ``rate`` moves a second over HTTP against the service the other benchmark started.
+    :attr:`env` goes into that service's environment (the VAPID key, loopback push endpoints)."""
+
+    def __init__(self, *, players: int, rate: float, delay: float = 0.1, client_processes: int = 2) -> None:
+        from cryptography.hazmat.primitives import serialization
+
+        from bench.push_service import b64url
+
+        pem = vapid_key_pem()
+        public = b64url(serialization.load_pem_private_key(pem.encode(), None).public_key().public_bytes(
+            serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint))
+        self.service = PushService(server_key=public, delay=delay, keep_alive=True).start()
+        self.players, self.rate, self.client_processes = players, rate, client_processes
+        self.env = {"VAPID_PRIVATE_KEY": pem, "PUSH_ALLOW_LOOPBACK": "true", "NOTIFY_RECENT_MOVE_SECONDS": "0"}
+        self.procs: list[Any] = []
+
+    def start(self, port: int, seconds: float) -> PushLoad:
+        """Sign the players up, then let them move for ``seconds`` (returns when the moves begin)."""
+        games = max(1, self.players // 2)
+        layout = [(index, [self.service.subscribe(f"p{index}{side}").browser_json() for side in "ab"], False)
+                  for index in range(games)]
+        ctx = mp.get_context("fork")
+        ready, self.results, begin = ctx.Queue(), ctx.Queue(), ctx.Event()
+        shares = [layout[i::self.client_processes] for i in range(self.client_processes)]
+        self.procs = [ctx.Process(target=client_process, args=(port, share, self.rate * len(share) / games, ready,
+                                                               begin, seconds, self.results)) for share in shares]
+        for proc in self.procs:
+            proc.start()
+        for _proc in self.procs:
+            ready.get(timeout=900)
+        self.seconds, self.began = seconds, time.monotonic()
+        begin.set()
+        return self
+
+    def stop(self) -> dict[str, Any]:
+        """Wait for the moves to end; what the load came to."""
+        reports = [self.results.get(timeout=self.seconds + 600) for _proc in self.procs]
+        for proc in self.procs:
+            proc.kill()  # its watchers' 15 s after the moves are not waited for
+            proc.join(timeout=10)
+        self.service.close()
+        moves = sum(rep["counts"].get("moves", 0) for rep in reports)
+        return {"players": self.players, "rate_asked_per_s": self.rate, "seconds": self.seconds, "moves": moves,
+                "moves_per_s": round(moves / self.seconds, 1), "pushes_received": len(self.service.received),
+                "push_service_delay_ms": self.service.delay * 1000}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -46,11 +46,19 @@ RETRIES_READ_SECONDS = 0.5
 
 
 def read_once(*, retries: bool = True) -> int:
-    """One round: a batch of the outbox and (``retries``) one of the due retries; how many rows were taken."""
+    """One round: a batch of the outbox and (``retries``) one of the due retries; how many rows were
+    taken. When a push service that failed answers again, the retries it made wait are due at once:
+    the backlog of a stall drains when the service is back, not up to a back-off later."""
     from notify import services
+    from streams import outbound
 
     limit = int(settings.DELIVERY_READ_BATCH)
-    return services.outbox_read(limit=limit) + (services.retries_read(limit=limit) if retries else 0)
+    taken = services.outbox_read(limit=limit)
+    back = outbound.outbound().origin_back
+    if back.is_set():
+        back.clear()
+        return taken + services.retries_read(limit=limit, ahead=float(settings.NOTIFY_BACKOFF_MAX_SECONDS))
+    return taken + (services.retries_read(limit=limit) if retries else 0)
 
 
 def _run() -> None:

@@ -597,11 +597,11 @@ def _outbox_taken(limit: int) -> tuple[list[Delivery], dict[int, str], int]:
     return rows, languages, len(entries)
 
 
-def retries_read(*, limit: int = 500, wait: bool = False) -> int:
-    """Take up to ``limit`` deliveries whose retry is due (one claim for the batch), record as
-    ``replaced`` the your_turns a newer one of their game has followed, and send the rest. Returns how
-    many were taken."""
-    ids = _retries_claimed(limit)
+def retries_read(*, limit: int = 500, wait: bool = False, ahead: float = 0.0) -> int:
+    """Take up to ``limit`` deliveries whose retry is due (within ``ahead`` seconds: a push service
+    that failed is back), one claim for the batch; record as ``replaced`` the your_turns a newer one
+    of their game has followed, and send the rest. Returns how many were taken."""
+    ids = _retries_claimed(limit, ahead)
     if not ids:
         return 0
     rows = list(Delivery.objects.select_related("notification", "subscription", "device").filter(pk__in=ids))
@@ -615,10 +615,11 @@ def retries_read(*, limit: int = 500, wait: bool = False) -> int:
 
 
 @database_retry.written_once_more
-def _retries_claimed(limit: int) -> list[int]:
+def _retries_claimed(limit: int, ahead: float) -> list[int]:
     now = timezone.now()
     ids = list(Delivery.objects.select_for_update(skip_locked=True)
-               .filter(outcome="retrying", next_attempt_at__lte=now, lease_until__isnull=True)
+               .filter(outcome="retrying", next_attempt_at__lte=now + timedelta(seconds=ahead),
+                       lease_until__isnull=True)
                .order_by("next_attempt_at").values_list("pk", flat=True)[:limit])
     if ids:
         Delivery.objects.filter(pk__in=ids).update(lease_until=now + timedelta(seconds=settings.NOTIFY_LEASE_SECONDS))

@@ -17,9 +17,12 @@ Bounds, so that one tenant cannot take the process:
 - a player has ``DELIVERY_PER_PLAYER`` in flight at most, whatever their targets;
 - an origin ``DELIVERY_PER_ORIGIN`` (its connection pool's size too), the process
   ``DELIVERY_MAX_IN_FLIGHT``;
-- a target or origin that fails (no answer, 5xx, 429, refused connection) or answers slower than
-  ``DELIVERY_SLOW_SECONDS`` backs off: its lane waits 0.5 s, doubled per failure up to
-  ``DELIVERY_BACKOFF_MAX_SECONDS``, before its next request. Jobs of other targets never wait for it.
+- a target or origin that fails (no answer, 5xx, 429, refused connection) backs off: its lane waits
+  0.5 s, doubled per failure up to ``DELIVERY_BACKOFF_MAX_SECONDS``, before its next request; a target
+  that answers slower than ``DELIVERY_SLOW_SECONDS`` waits 0.5 s (its origin answered: it is up, and
+  its other targets go on; a push service back from a stall answers everything it held slowly). Jobs
+  of other targets never wait for it. An origin that answers again after failing sets
+  :attr:`Outbound.origin_back`.
 
 Server-side request forgery: a pool made with a ``refusal`` rule resolves the host when it opens a
 connection, checks every address with the rule (streams.ssrf) and connects to the checked one; TLS
@@ -246,6 +249,8 @@ class Outbound:
         self.origins: dict[str, Lane] = {}
         self.players: dict[int, tuple[asyncio.Semaphore, list[int]]] = {}  # gate, [jobs using it]
         self.origin_gates: dict[str, asyncio.Semaphore] = {}
+        #: Set when an origin that failed answers again (the reader then sends the retries it holds back).
+        self.origin_back = threading.Event()
         self.thread = threading.Thread(target=self._run, name="deliveries-loop", daemon=True)
         self.thread.start()
 
@@ -387,13 +392,18 @@ class Outbound:
                 users[0] -= 1
                 if not users[0]:
                     self.players.pop(job.player, None)
-            bad = job.failed(done.value) or done.seconds > float(settings.DELIVERY_SLOW_SECONDS)
+            failed = bool(job.failed(done.value))
+            slow = done.seconds > float(settings.DELIVERY_SLOW_SECONDS)
             for gate in (lane, origin):
-                if bad:
+                if failed:
                     gate.failures += 1
                     gate.paused_until = time.monotonic() + min(float(settings.DELIVERY_BACKOFF_MAX_SECONDS),
                                                                0.5 * 2 ** (gate.failures - 1))
+                elif slow and gate is lane:  # a slow target waits a moment; its origin answered, so is up
+                    gate.failures, gate.paused_until = 0, time.monotonic() + 0.5
                 else:
+                    if gate is origin and gate.failures:
+                        self.origin_back.set()  # its retries waiting in the database may go now
                     gate.failures, gate.paused_until = 0, 0.0
             done.newer_waiting = job.collapse is not None and job.key in lane.waiting
         except asyncio.CancelledError:
