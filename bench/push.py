@@ -407,6 +407,8 @@ def stall_figures(window: tuple[float, float], rows: list[tuple[Any, ...]], rece
         "drained_after_return_s": round(max((r.at for r in before_return), default=back) - back, 2),
         "pushes_received_during_stall": sum(1 for r in received if begin <= r.at < back),
         "most_your_turn_pushes_per_player_and_game_for_the_stalled_period": max(in_stall.values(), default=0),
+        "players_and_games_of_the_stalled_period_pushed": len(in_stall),
+        "of_them_pushed_more_than_once": sum(1 for n in in_stall.values() if n > 1),
         "newest_your_turn_per_player_and_game_lost": len(lost),
         "replaced": sum(1 for r in rows if r[5] == "replaced"),
     }
