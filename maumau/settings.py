@@ -390,14 +390,17 @@ MAUMAU_STRONG_BOT_PLAYOUTS = int(os.environ.get("MAUMAU_STRONG_BOT_PLAYOUTS", "0
 # Logs: readable lines (LOG_FORMAT=text) or one JSON object a line (LOG_FORMAT=json), each with the
 # request id (X-Request-ID, returned to the client and carried by the request's Celery tasks). The clock
 # sweep runs every MAUMAU_CLOCK_SWEEP_SECONDS and the webhook sweep every minute: their routine INFO lines
-# (beat sending, worker receiving and finishing) are dropped, their errors kept.
+# (beat sending, worker receiving and finishing) are dropped, their errors kept; httpx's line per request too.
 ROUTINE_TASKS = ["games.deadlines_sweep", "streams.webhook_sweep", "lobby.sweep"]
 LOGGING = observability.logging_config(
     level=os.environ.get("LOG_LEVEL", "WARNING"),
     json_format=os.environ.get("LOG_FORMAT", "text").strip().lower() == "json",
     filters={"routine_tasks": {"()": "maumau.log_filters.RoutineTasksFilter", "tasks": ROUTINE_TASKS}},
-    filtered_loggers={name: {"filters": ["routine_tasks"]}
-                      for name in ("celery.beat", "celery.worker.strategy", "celery.app.trace")},
+    filtered_loggers={**{name: {"filters": ["routine_tasks"]}
+                         for name in ("celery.beat", "celery.worker.strategy", "celery.app.trace")},
+                      # httpx logs every request at INFO: in the deliveries worker (INFO) a line per push,
+                      # its endpoint (a capability URL) in it, and CPU the push does not need.
+                      **{name: {"level": "WARNING"} for name in ("httpx", "httpcore")}},
 )
 # /metrics: open to these networks ("*" for all), or with MAUMAU_METRICS_TOKEN set only to
 # "Authorization: Bearer <token>". Several processes: PROMETHEUS_MULTIPROC_DIR (docs/operations.md).
