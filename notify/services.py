@@ -4,9 +4,10 @@ and the deliveries of notifications to them.
 The move pipeline never waits for any of it. The streams app sends ``notifications_written`` inside
 the move's transaction; :func:`notifications_written` only looks at the seats' loaded players'
 ``has_notify_target`` flags (no query for the common case: nobody reachable) and, when someone is,
-queues one Celery task on commit. The task (:func:`fan_out`) decides per target (watching, coalesced,
-quiet hours, preferences), writes one :class:`Delivery` per notification and target (unique), and
-sends each under a lease (:func:`delivery_attempt`).
+writes an :class:`Outbox` row per notification in that transaction. The deliveries process's reader
+(notify.reader) takes them in batches (:func:`outbox_read`): it decides per target (watching,
+coalesced, quiet hours, preferences), writes one :class:`Delivery` per notification and target
+(unique) leased to itself, and sends them; due retries the same way (:func:`retries_read`).
 
 Duplicates: a row is sent only by the worker holding its lease. A worker that dies after the push
 service took the message but before the row says ``sent`` leaves the lease to run out; the sweep then
