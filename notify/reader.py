@@ -21,7 +21,8 @@ import time
 from typing import Any
 
 from django.conf import settings
-from django.db import close_old_connections
+
+from streams import outbound
 
 log = logging.getLogger(__name__)
 
@@ -50,7 +51,6 @@ def read_once(*, retries: bool = True) -> int:
     taken. When a push service that failed answers again, the retries it made wait are due at once:
     the backlog of a stall drains when the service is back, not up to a back-off later."""
     from notify import services
-    from streams import outbound
 
     limit = int(settings.DELIVERY_READ_BATCH)
     taken = services.outbox_read(limit=limit)
@@ -70,10 +70,10 @@ def _run() -> None:
             retries = now - retries_read_at >= RETRIES_READ_SECONDS
             if retries:
                 retries_read_at = now
+            outbound.connections_mended()  # one the database ended is replaced
             taken = read_once(retries=retries)  # on the thread's own connection, kept from batch to batch
             failures = 0
         except Exception:  # the database away (the drill): try again, less often while it lasts
-            close_old_connections()  # a connection the database ended is replaced at the next batch
             failures += 1
             log.warning("deliveries: the reader could not read (%s in a row)", failures, exc_info=failures == 1)
             time.sleep(min(2.0, 0.1 * failures))
