@@ -99,11 +99,15 @@ class KeptStream(httpcore.AsyncNetworkStream):
     """anyio's stream with a cheaper liveness check: httpcore asks every idle connection of a pool
     whether it is readable (closed by the far end) at each request, and anyio answers by building all
     the socket's attributes, a ``getpeername`` call among them (a tenth of the deliveries process's
-    CPU). The socket is looked up once; ``is_readable`` is one zero-timeout poll."""
+    CPU). The socket is looked up and registered with a poll object once; ``is_readable`` is one
+    zero-timeout poll."""
 
     def __init__(self, inner: httpcore.AsyncNetworkStream) -> None:
         self.inner = inner
         self.sock = inner.get_extra_info("socket")
+        self.poller = select.poll()
+        if self.sock is not None:
+            self.poller.register(self.sock, select.POLLIN)
 
     async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
         return await self.inner.read(max_bytes, timeout)
@@ -122,9 +126,7 @@ class KeptStream(httpcore.AsyncNetworkStream):
         if info == "is_readable":
             if self.sock is None or self.sock.fileno() < 0:
                 return True
-            poller = select.poll()
-            poller.register(self.sock, select.POLLIN)
-            return bool(poller.poll(0))
+            return bool(self.poller.poll(0))
         if info == "socket":
             return self.sock
         return self.inner.get_extra_info(info)
