@@ -2,6 +2,7 @@
 
     python -m bench.clocks --timeouts 200
     python -m bench.clocks --timeouts 200 --flood     # while a guest's ten webhooks never answer
+    python -m bench.clocks --timeouts 200 --push-load  # while bench.push's players move and are pushed
 
 Starts the service as the run command does: uvicorn and the Procfile's Celery processes (its workers
 and beat, sized by the Procfile's settings), on PostgreSQL (``--database-url``, default a
@@ -17,6 +18,11 @@ the clocks are the game rows, and nobody looks). Goal: p99 under 1 s (the sweep 
 never answers plays practice moves against a bot (``bench.flood``), from before the first round starts
 until the last timeout is resolved: every move queues ten deliveries that each take the webhook
 timeout. The rounds are closed at the end and everything started is stopped.
+
+``--push-load``: meanwhile bench.push's load runs against the same service (``bench.push.PushLoad``):
+``--push-players`` subscribed players, none watching, make ``--push-rate`` moves a second over HTTP
+from before the first round starts, each ``your_turn`` pushed by the Procfile's deliveries process to
+a local push service answering after 100 ms.
 """
 
 from __future__ import annotations
@@ -44,6 +50,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sweep-seconds", type=float, default=0.5)
     parser.add_argument("--flood", action="store_true", help="under a webhook flood to a receiver that never answers")
     parser.add_argument("--flood-head-start", type=int, default=20, help="flood moves made before the rounds start")
+    parser.add_argument("--push-load", action="store_true", help="under bench.push's load (moves, pushes)")
+    parser.add_argument("--push-players", type=int, default=1000)
+    parser.add_argument("--push-rate", type=float, default=200.0, help="moves a second of the push load")
+    parser.add_argument("--push-head-start", type=float, default=5.0, help="seconds of push load before the rounds")
     parser.add_argument("--database-url", default=os.environ.get(
         "BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/maumau_bench_clocks"))
     parser.add_argument("--broker-url", default=os.environ.get("BENCH_BROKER_URL", ""),
@@ -57,9 +67,15 @@ def main(argv: list[str] | None = None) -> int:
         redis = harness.RedisServer(tmp)
         redis.start()
         broker_url = redis.url(0)
+    push_load = None
+    if args.push_load:
+        from bench.push import PushLoad
+
+        push_load = PushLoad(players=args.push_players, rate=args.push_rate)
     env = harness.server_env(tmp, args.database_url, CELERY_BROKER_URL=broker_url,
                              MAUMAU_CLOCK_SWEEP_SECONDS=str(args.sweep_seconds), WEBHOOK_ALLOW_PRIVATE="1",
-                             WEBHOOK_ALLOWED_NETWORKS="127.0.0.0/8", LOG_LEVEL="WARNING", **harness.UNTHROTTLED)
+                             WEBHOOK_ALLOWED_NETWORKS="127.0.0.0/8", LOG_LEVEL="WARNING", **harness.UNTHROTTLED,
+                             **(push_load.env if push_load is not None else {}))
     if args.database_url.startswith("postgres"):
         harness.database_create(args.database_url, fresh=True)  # no earlier run's deliveries or rounds
     harness.migrate(env)
@@ -77,6 +93,7 @@ def main(argv: list[str] | None = None) -> int:
     receiver = SilentReceiver()
     flood: WebhookFlood | None = None
     flooded: dict[str, Any] | None = None
+    pushed: dict[str, Any] | None = None
     try:
         port = harness.free_port()
         web = harness.uvicorn("maumau.asgi:application", port, env=env, log=tmp / "web.log")
@@ -89,6 +106,9 @@ def main(argv: list[str] | None = None) -> int:
             flood.start()
             while flood.moves < args.flood_head_start and flood.thread.is_alive():
                 time.sleep(0.2)
+        if push_load is not None:  # moves until well after the last deadline
+            push_load.start(port, seconds=args.push_head_start + args.timeouts * 0.05 + args.turn_seconds + 15)
+            time.sleep(args.push_head_start)
         started = time.monotonic()
         for index in range(args.timeouts):
             ada = account_services.player_create(name=f"bench {index} a")[0]
@@ -109,6 +129,8 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if flood is not None:
             flooded = flood.stop()
+        if push_load is not None and push_load.procs:
+            pushed = push_load.stop()
         receiver.close()
         for process in processes:
             process.stop(timeout=10)
@@ -133,6 +155,7 @@ def main(argv: list[str] | None = None) -> int:
             "min": round(min(lags), 1) if lags else None,
         },
         "webhook_flood": flooded,
+        "push_load": pushed,
         "celery_processes": {name: command for name, command in harness.procfile().items()
                              if command.startswith("celery ")},
         "sweep_seconds": args.sweep_seconds,

@@ -6,6 +6,7 @@ from the repository root, waited for, and stopped together with their own childr
 from __future__ import annotations
 
 import http.client
+import json
 import math
 import os
 import shutil
@@ -19,6 +20,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager, suppress
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -354,3 +356,107 @@ class DroppingProxy:
     def close(self) -> None:
         self.drop()
         self.listener.close()
+
+
+# --- the players' side of the HTTP benchmarks (bench.http, bench.push) ------------------------------
+
+
+class Client:
+    """One keep-alive HTTP/1.1 connection with a token; answers must carry a Content-Length."""
+
+    def __init__(self, port: int, token: str | None = None) -> None:
+        self.port = port
+        self.sock: socket.socket | None = None
+        self.buffer = b""
+        self.head = b"Host: 127.0.0.1\r\nAccept: application/json\r\n"
+        if token:
+            self.head += b"Authorization: Token " + token.encode() + b"\r\n"
+
+    def close(self) -> None:
+        if self.sock is not None:
+            self.sock.close()
+        self.sock, self.buffer = None, b""
+
+    def call(self, method: str, path: str, body: Any = None) -> tuple[int, Any, float]:
+        payload = json.dumps(body).encode() if body is not None else b""
+        request = b"".join([
+            f"{method} {path} HTTP/1.1\r\n".encode(), self.head,
+            b"Content-Type: application/json\r\nContent-Length: ", str(len(payload)).encode(), b"\r\n\r\n", payload,
+        ])
+        started = time.perf_counter()
+        for attempt in range(2):
+            try:
+                if self.sock is None:
+                    self.sock = socket.create_connection(("127.0.0.1", self.port), timeout=30)
+                    self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                self.sock.sendall(request)
+                status, data = self._answer()
+                break
+            except OSError:
+                self.close()
+                if attempt:
+                    raise
+        elapsed = time.perf_counter() - started
+        return status, (json.loads(data) if data else None), elapsed
+
+    def _answer(self) -> tuple[int, bytes]:
+        assert self.sock is not None
+        buffer = self.buffer
+        while (end_of_head := buffer.find(b"\r\n\r\n")) < 0:
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise ConnectionResetError("closed by the server")
+            buffer += chunk
+        lines = buffer[:end_of_head].decode("latin-1").split("\r\n")
+        status = int(lines[0].split(" ", 2)[1])
+        length, close = 0, False
+        for line in lines[1:]:
+            name, _, value = line.partition(":")
+            name = name.strip().lower()
+            if name == "content-length":
+                length = int(value)
+            elif name == "connection":
+                close = "close" in value.lower()
+            elif name == "transfer-encoding":
+                raise RuntimeError("chunked answers are not expected here")
+        end = end_of_head + 4 + length
+        while len(buffer) < end:
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise ConnectionResetError("closed by the server")
+            buffer += chunk
+        self.buffer = buffer[end:]
+        if close:
+            self.close()
+        return status, buffer[end_of_head + 4:end]
+
+
+def sign_up(port: int, name: str) -> Client:
+    status, body, _ = Client(port).call("POST", "/api/v1/players", {"name": name})
+    assert status == 201, (status, body)
+    return Client(port, body["token"])
+
+
+def table_for_two(port: int, host: str, guest: str, *, rules: str = "classic", options: dict[str, Any] | None = None,
+                  before_table: Callable[[Client], None] | None = None) -> tuple[list[Client], int]:
+    """Two new players at a new table of two (``host`` made it, ``guest`` joined): their clients and
+    the table's id. ``before_table``: what each does first, once signed up (a push subscription)."""
+    seats = [sign_up(port, host), sign_up(port, guest)]
+    if before_table is not None:
+        for client in seats:
+            before_table(client)
+    status, table, _ = seats[0].call("POST", "/api/v1/tables",
+                                     {"rules": rules, "options": options or {}, "max_players": 2})
+    assert status == 201, table
+    assert seats[1].call("POST", f"/api/v1/tables/{table['id']}/join")[0] == 200
+    return seats, table["id"]
+
+
+def action_chosen(state: dict[str, Any], rng: Any) -> dict[str, Any]:
+    """A random legal action of a game view, with the suit or names it asks for and the view's version."""
+    action = dict(rng.choice(state["legal_actions"]))
+    names = action.get("as")
+    if isinstance(names, dict):
+        action["as"] = {k: rng.choice(v) if isinstance(v, list) else v for k, v in names.items()}
+    action["expected_version"] = state["version"]
+    return action

@@ -39,7 +39,6 @@ import multiprocessing as mp
 import os
 import random
 import resource
-import socket
 import statistics
 import sys
 import tempfile
@@ -51,76 +50,6 @@ from typing import Any
 from bench import harness
 
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
-
-
-class Client:
-    """One keep-alive HTTP/1.1 connection with a token; answers must carry a Content-Length."""
-
-    def __init__(self, port: int, token: str | None = None) -> None:
-        self.port = port
-        self.sock: socket.socket | None = None
-        self.buffer = b""
-        self.head = b"Host: 127.0.0.1\r\nAccept: application/json\r\n"
-        if token:
-            self.head += b"Authorization: Token " + token.encode() + b"\r\n"
-
-    def close(self) -> None:
-        if self.sock is not None:
-            self.sock.close()
-        self.sock, self.buffer = None, b""
-
-    def call(self, method: str, path: str, body: Any = None) -> tuple[int, Any, float]:
-        payload = json.dumps(body).encode() if body is not None else b""
-        request = b"".join([
-            f"{method} {path} HTTP/1.1\r\n".encode(), self.head,
-            b"Content-Type: application/json\r\nContent-Length: ", str(len(payload)).encode(), b"\r\n\r\n", payload,
-        ])
-        started = time.perf_counter()
-        for attempt in range(2):
-            try:
-                if self.sock is None:
-                    self.sock = socket.create_connection(("127.0.0.1", self.port), timeout=30)
-                    self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-                self.sock.sendall(request)
-                status, data = self._answer()
-                break
-            except OSError:
-                self.close()
-                if attempt:
-                    raise
-        elapsed = time.perf_counter() - started
-        return status, (json.loads(data) if data else None), elapsed
-
-    def _answer(self) -> tuple[int, bytes]:
-        assert self.sock is not None
-        buffer = self.buffer
-        while (end_of_head := buffer.find(b"\r\n\r\n")) < 0:
-            chunk = self.sock.recv(65536)
-            if not chunk:
-                raise ConnectionResetError("closed by the server")
-            buffer += chunk
-        lines = buffer[:end_of_head].decode("latin-1").split("\r\n")
-        status = int(lines[0].split(" ", 2)[1])
-        length, close = 0, False
-        for line in lines[1:]:
-            name, _, value = line.partition(":")
-            name = name.strip().lower()
-            if name == "content-length":
-                length = int(value)
-            elif name == "connection":
-                close = "close" in value.lower()
-            elif name == "transfer-encoding":
-                raise RuntimeError("chunked answers are not expected here")
-        end = end_of_head + 4 + length
-        while len(buffer) < end:
-            chunk = self.sock.recv(65536)
-            if not chunk:
-                raise ConnectionResetError("closed by the server")
-            buffer += chunk
-        self.buffer = buffer[end:]
-        if close:
-            self.close()
-        return status, buffer[end_of_head + 4:end]
 
 
 def summary(latencies: list[float], seconds: float, errors: int) -> dict[str, Any]:
@@ -137,12 +66,6 @@ def summary(latencies: list[float], seconds: float, errors: int) -> dict[str, An
     }
 
 
-def sign_up(port: int, name: str) -> Client:
-    status, body, _ = Client(port).call("POST", "/api/v1/players", {"name": name})
-    assert status == 201, (status, body)
-    return Client(port, body["token"])
-
-
 # --- drivers: set up, wait for the start, run until the stop -----------------------------------------
 
 
@@ -150,12 +73,8 @@ class GameDriver:
     """Two seats of one table, driven by one thread (see the module docstring for what is counted)."""
 
     def __init__(self, port: int, index: int, rules: str, options: dict[str, Any]) -> None:
-        self.host, self.guest = sign_up(port, f"host{index}"), sign_up(port, f"guest{index}")
-        status, table, _ = self.host.call("POST", "/api/v1/tables",
-                                          {"rules": rules, "options": options, "max_players": 2})
-        assert status == 201, table
-        assert self.guest.call("POST", f"/api/v1/tables/{table['id']}/join")[0] == 200
-        self.table_id = table["id"]
+        (self.host, self.guest), self.table_id = harness.table_for_two(port, f"host{index}", f"guest{index}",
+                                                                       rules=rules, options=options)
         self.rng = random.Random(index)
         self.moves: list[float] = []
         self.gets: list[float] = []
@@ -180,11 +99,7 @@ class GameDriver:
                 if not state["legal_actions"]:
                     time.sleep(0.001)
                     continue
-                action = dict(rng.choice(state["legal_actions"]))
-                names = action.get("as")
-                if isinstance(names, dict):
-                    action["as"] = {k: rng.choice(v) if isinstance(v, list) else v for k, v in names.items()}
-                action["expected_version"] = state["version"]
+                action = harness.action_chosen(state, rng)
                 status, body, elapsed = client.call("POST", path + "/actions", action)
                 if status == 200:
                     self.moves.append(elapsed)
@@ -196,7 +111,7 @@ class GameDriver:
 
 class FloorDriver:
     def __init__(self, port: int, index: int) -> None:
-        self.client = sign_up(port, f"floor{index}")
+        self.client = harness.sign_up(port, f"floor{index}")
         self.moves: list[float] = []
         self.gets: list[float] = []
         self.errors = self.rounds = 0

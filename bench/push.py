@@ -56,7 +56,7 @@ from typing import Any
 import httpx
 
 from bench import harness
-from bench.http import Client, sign_up
+from bench.harness import Client
 from bench.push_service import PushService, vapid_key_pem
 
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
@@ -89,28 +89,45 @@ class Seat:
 
 
 def _game_set_up(port: int, index: int, subs: list[dict[str, Any]]) -> dict[str, Any]:
-    seats = []
-    for n, sub in enumerate(subs):
-        client = sign_up(port, f"push{index}{'ab'[n]}")
-        status, body, _ = client.call("POST", "/api/v1/me/push-subscriptions", {**sub, "name": "bench"})
+    subscriptions = iter(subs)
+
+    def subscribe(client: Client) -> None:
+        status, body, _ = client.call("POST", "/api/v1/me/push-subscriptions", {**next(subscriptions), "name": "bench"})
         assert status == 201, (status, body)
-        status, me, _ = client.call("GET", "/api/v1/me")
-        seats.append(Seat(client, me["id"]))
-    status, table, _ = seats[0].client.call("POST", "/api/v1/tables",
-                                            {"rules": "classic", "max_players": 2, "options": {"turn_seconds": 0}})
-    assert status == 201, table
-    assert seats[1].client.call("POST", f"/api/v1/tables/{table['id']}/join")[0] == 200
-    return {"seats": seats, "table": table["id"], "index": index}
+
+    clients, table = harness.table_for_two(port, f"push{index}a", f"push{index}b", options={"turn_seconds": 0},
+                                           before_table=subscribe)
+    seats = [Seat(client, client.call("GET", "/api/v1/me")[1]["id"]) for client in clients]
+    return {"seats": seats, "table": table, "index": index}
 
 
-def _watch(port: int, token: str, game: list[int], stop: threading.Event) -> None:
+def _watch(port: int, token: str, game: list[int], stop: threading.Event,
+           polls: list[tuple[int, float, float]]) -> None:
+    """Hold a long-poll of the seat's current game the whole time: a poll answered (a move) is made
+    again at once; a finished game's poll waits for the next round's id, so no poll idles on a game
+    that is over while the next one is played. ``polls``: (game, opened, answered) of each poll,
+    wall-clock, to tell whether a push found the player looking."""
     with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=40,
                       headers={"Authorization": f"Token {token}"}) as http:
+        version: int | None = None
+        current = 0
         while not stop.is_set():
+            if game[0] != current:
+                current, version = game[0], None
+            opened = time.time()
             try:
-                http.get(f"/api/v1/games/{game[0]}", params={"wait": 25})
+                params = {"wait": 25} if version is None else {"wait": 25, "after": version}
+                answer = http.get(f"/api/v1/games/{current}", params=params)
             except httpx.HTTPError:
                 time.sleep(0.2)
+                continue
+            polls.append((current, opened, time.time()))
+            if answer.status_code == 200:
+                view = answer.json()
+                version = view["version"]
+                if view["status"] != "active":
+                    while game[0] == current and not stop.is_set():
+                        time.sleep(0.01)
 
 
 def _play(game: dict[str, Any], port: int, start: float, period: float, offset: float, stop: float,
@@ -144,11 +161,7 @@ def _play(game: dict[str, Any], port: int, start: float, period: float, offset: 
                     break
             if not state["legal_actions"]:
                 continue
-            action = dict(rng.choice(state["legal_actions"]))
-            names = action.get("as")
-            if isinstance(names, dict):
-                action["as"] = {k: rng.choice(v) if isinstance(v, list) else v for k, v in names.items()}
-            action["expected_version"] = state["version"]
+            action = harness.action_chosen(state, rng)
             status, body, _ = client.call("POST", path + "/actions", action)
             if status == 200:
                 counts["moves"] += 1
@@ -180,22 +193,30 @@ def client_process(port: int, games: list[tuple[int, list[dict[str, Any]], bool]
                for i, (g, _w) in enumerate(made)]
     for thread in threads:
         thread.start()
+    polls: dict[str, list[tuple[int, float, float]]] = {}
+    watchers = []
     for game, _watching in made:
         if game["index"] in watched:
-            threading.Thread(target=_watch_current, args=(port, game, watched[game["index"]], stop_watching),
-                             daemon=True).start()
+            polls[f"p{game['index']}b"] = []
+            watchers.append(threading.Thread(target=_watch_current, daemon=True, args=(
+                port, game, watched[game["index"]], stop_watching, polls[f"p{game['index']}b"])))
+            watchers[-1].start()
     for thread in threads:
         thread.join()
     results.put({"counts": dict(counts), "games": games_made})
     time.sleep(15)  # watchers keep looking while the last pushes go out
     stop_watching.set()
+    for thread in watchers:
+        thread.join(timeout=45)
+    results.put({"polls": polls})
 
 
-def _watch_current(port: int, game: dict[str, Any], current: list[int], stop: threading.Event) -> None:
+def _watch_current(port: int, game: dict[str, Any], current: list[int], stop: threading.Event,
+                   polls: list[tuple[int, float, float]]) -> None:
     token = game["seats"][1].client.head.split(b"Token ")[1].split(b"\r\n")[0].decode()
     while not current[0] and not stop.is_set():
         time.sleep(0.05)
-    _watch(port, token, current, stop)
+    _watch(port, token, current, stop, polls)
 
 
 # --- one phase: servers, set-up, moves, drain, figures ----------------------------------------------
@@ -292,6 +313,9 @@ def one_phase(args: argparse.Namespace, *, label: str, code: Path, rate: float, 
             time.sleep(0.5)
         time.sleep(2)  # a late duplicate would arrive now
         cpu = process_tree_cpu(worker.pid) - cpu_before
+        polls: dict[str, list[tuple[int, float, float]]] = {}
+        for _proc in procs:
+            polls.update(results.get(timeout=120)["polls"])
     finally:
         begin.set()
         for proc in procs:
@@ -333,6 +357,9 @@ def one_phase(args: argparse.Namespace, *, label: str, code: Path, rate: float, 
         "your_turn_pushes_to_watching_players": sum(
             1 for r in received if r.subscription in watchers and r.payload.get("kind") == "your_turn"
             and made.get(r.payload["id"], 0) - float(game_started.get(r.payload.get("game"), 0)) > 1.0),
+        "your_turn_pushes_while_a_long_poll_of_the_game_was_open": sum(
+            1 for r in received if r.payload.get("kind") == "your_turn"
+            and _looking(polls.get(r.subscription, ()), r.payload.get("game"), made.get(r.payload["id"], 0))),
         "refused_by_the_push_service": len(service.refused),
         "commit_to_receipt_ms": {"p50": round(harness.percentile(latencies, 0.50) or 0, 1),
                                  "p99": round(harness.percentile(latencies, 0.99) or 0, 1),
@@ -348,13 +375,24 @@ def one_phase(args: argparse.Namespace, *, label: str, code: Path, rate: float, 
     return result
 
 
+#: A long-poll counts as open from this long after its client sent it (the server's mark is written
+#: when the request is read) until its answer came back.
+POLL_OPENING_SECONDS = 0.5
+
+
+def _looking(polls: Any, game: int | None, at: float) -> bool:
+    """Whether a watcher had a long-poll of ``game`` open when a notification was made at ``at``."""
+    return any(g == game and opened + POLL_OPENING_SECONDS <= at <= answered for g, opened, answered in polls)
+
+
 def stall_figures(window: tuple[float, float], rows: list[tuple[Any, ...]], received: list[Any],
                   sub_of_row: dict[int, str], made: dict[int, float]) -> dict[str, Any]:
     """What the stall came to: the backlog's drain, one push per player and game, nothing due lost."""
     begin, back = window
     before_return = [r for r in received if made.get(r.payload.get("id"), 1e18) < back]
     in_stall = collections.Counter((r.subscription, r.payload.get("game")) for r in received
-                                   if begin <= made.get(r.payload.get("id"), 0) < back)
+                                   if begin <= made.get(r.payload.get("id"), 0) < back
+                                   and r.payload.get("kind") == "your_turn")
     newest: dict[tuple[int, int], tuple[Any, ...]] = {}
     for row in rows:
         if row[4] == "your_turn":
@@ -368,10 +406,62 @@ def stall_figures(window: tuple[float, float], rows: list[tuple[Any, ...]], rece
         "stalled_s": round(back - begin, 1),
         "drained_after_return_s": round(max((r.at for r in before_return), default=back) - back, 2),
         "pushes_received_during_stall": sum(1 for r in received if begin <= r.at < back),
-        "most_pushes_per_player_and_game_for_the_stalled_period": max(in_stall.values(), default=0),
+        "most_your_turn_pushes_per_player_and_game_for_the_stalled_period": max(in_stall.values(), default=0),
+        "players_and_games_of_the_stalled_period_pushed": len(in_stall),
+        "of_them_pushed_more_than_once": sum(1 for n in in_stall.values() if n > 1),
         "newest_your_turn_per_player_and_game_lost": len(lost),
         "replaced": sum(1 for r in rows if r[5] == "replaced"),
     }
+
+
+class PushLoad:
+    """bench.push's load beside another benchmark (``python -m bench.clocks --push-load``): a push
+    service answering after ``delay``, and ``players`` subscribed players (none watching) in games of
+    two making ``rate`` moves a second over HTTP against the service the other benchmark started.
+    :attr:`env` goes into that service's environment (the VAPID key, loopback push endpoints)."""
+
+    def __init__(self, *, players: int, rate: float, delay: float = 0.1, client_processes: int = 2) -> None:
+        from cryptography.hazmat.primitives import serialization
+
+        from bench.push_service import b64url
+
+        pem = vapid_key_pem()
+        public = b64url(serialization.load_pem_private_key(pem.encode(), None).public_key().public_bytes(
+            serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint))
+        self.service = PushService(server_key=public, delay=delay, keep_alive=True).start()
+        self.players, self.rate, self.client_processes = players, rate, client_processes
+        self.env = {"VAPID_PRIVATE_KEY": pem, "PUSH_ALLOW_LOOPBACK": "true", "NOTIFY_RECENT_MOVE_SECONDS": "0"}
+        self.procs: list[Any] = []
+
+    def start(self, port: int, seconds: float) -> PushLoad:
+        """Sign the players up, then let them move for ``seconds`` (returns when the moves begin)."""
+        games = max(1, self.players // 2)
+        layout = [(index, [self.service.subscribe(f"p{index}{side}").browser_json() for side in "ab"], False)
+                  for index in range(games)]
+        ctx = mp.get_context("fork")
+        ready, self.results, begin = ctx.Queue(), ctx.Queue(), ctx.Event()
+        shares = [layout[i::self.client_processes] for i in range(self.client_processes)]
+        self.procs = [ctx.Process(target=client_process, args=(port, share, self.rate * len(share) / games, ready,
+                                                               begin, seconds, self.results)) for share in shares]
+        for proc in self.procs:
+            proc.start()
+        for _proc in self.procs:
+            ready.get(timeout=900)
+        self.seconds, self.began = seconds, time.monotonic()
+        begin.set()
+        return self
+
+    def stop(self) -> dict[str, Any]:
+        """Wait for the moves to end; what the load came to."""
+        reports = [self.results.get(timeout=self.seconds + 600) for _proc in self.procs]
+        for proc in self.procs:
+            proc.kill()  # its watchers' 15 s after the moves are not waited for
+            proc.join(timeout=10)
+        self.service.close()
+        moves = sum(rep["counts"].get("moves", 0) for rep in reports)
+        return {"players": self.players, "rate_asked_per_s": self.rate, "seconds": self.seconds, "moves": moves,
+                "moves_per_s": round(moves / self.seconds, 1), "pushes_received": len(self.service.received),
+                "push_service_delay_ms": self.service.delay * 1000}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -390,14 +390,17 @@ MAUMAU_STRONG_BOT_PLAYOUTS = int(os.environ.get("MAUMAU_STRONG_BOT_PLAYOUTS", "0
 # Logs: readable lines (LOG_FORMAT=text) or one JSON object a line (LOG_FORMAT=json), each with the
 # request id (X-Request-ID, returned to the client and carried by the request's Celery tasks). The clock
 # sweep runs every MAUMAU_CLOCK_SWEEP_SECONDS and the webhook sweep every minute: their routine INFO lines
-# (beat sending, worker receiving and finishing) are dropped, their errors kept.
+# (beat sending, worker receiving and finishing) are dropped, their errors kept; httpx's line per request too.
 ROUTINE_TASKS = ["games.deadlines_sweep", "streams.webhook_sweep", "lobby.sweep"]
 LOGGING = observability.logging_config(
     level=os.environ.get("LOG_LEVEL", "WARNING"),
     json_format=os.environ.get("LOG_FORMAT", "text").strip().lower() == "json",
     filters={"routine_tasks": {"()": "maumau.log_filters.RoutineTasksFilter", "tasks": ROUTINE_TASKS}},
-    filtered_loggers={name: {"filters": ["routine_tasks"]}
-                      for name in ("celery.beat", "celery.worker.strategy", "celery.app.trace")},
+    filtered_loggers={**{name: {"filters": ["routine_tasks"]}
+                         for name in ("celery.beat", "celery.worker.strategy", "celery.app.trace")},
+                      # httpx logs every request at INFO: in the deliveries worker (INFO) a line per push,
+                      # its endpoint (a capability URL) in it, and CPU the push does not need.
+                      **{name: {"level": "WARNING"} for name in ("httpx", "httpcore")}},
 )
 # /metrics: open to these networks ("*" for all), or with MAUMAU_METRICS_TOKEN set only to
 # "Authorization: Bearer <token>". Several processes: PROMETHEUS_MULTIPROC_DIR (docs/operations.md).
@@ -532,6 +535,11 @@ DELIVERY_BACKOFF_MAX_SECONDS = env_float("DELIVERY_BACKOFF_MAX_SECONDS", 4.0)
 DELIVERY_KEEPALIVE_SECONDS = env_float("DELIVERY_KEEPALIVE_SECONDS", 30.0)
 DELIVERY_ORIGINS_KEPT = int(env_float("DELIVERY_ORIGINS_KEPT", 256))
 DELIVERY_BATCH_SECONDS = env_float("DELIVERY_BATCH_SECONDS", 0.05)
+# The deliveries process's reader (notify/reader.py): the outbox and the due retries, up to
+# DELIVERY_READ_BATCH rows a batch, looked at every DELIVERY_READ_SECONDS (at once again after a full batch).
+DELIVERY_READER = env_bool("DELIVERY_READER", True)
+DELIVERY_READ_SECONDS = env_float("DELIVERY_READ_SECONDS", 0.05)
+DELIVERY_READ_BATCH = int(env_float("DELIVERY_READ_BATCH", 500))
 # A VAPID JWT is signed once per push service and reused; it is valid this long and renewed when
 # less than a tenth of it is left.
 VAPID_TOKEN_SECONDS = int(env_float("VAPID_TOKEN_SECONDS", 12 * 3600))

@@ -152,3 +152,17 @@ class Delivery(models.Model):
 
     def __str__(self) -> str:
         return f"{self.channel} delivery {self.pk} ({self.kind}, {self.outcome})"
+
+
+class Outbox(models.Model):
+    """A notification whose deliveries are still to be written and sent: written in the move's own
+    transaction (so a committed move always has it, whatever the broker does), taken in batches by the
+    deliveries process's reader (notify.reader), deleted in the transaction that writes its
+    :class:`Delivery` rows. No foreign key: an insert on the move path checks nothing more, and a
+    notification deleted meanwhile is skipped by the reader."""
+
+    notification_id = models.BigIntegerField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"notification {self.notification_id} to fan out"

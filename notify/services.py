@@ -4,9 +4,10 @@ and the deliveries of notifications to them.
 The move pipeline never waits for any of it. The streams app sends ``notifications_written`` inside
 the move's transaction; :func:`notifications_written` only looks at the seats' loaded players'
 ``has_notify_target`` flags (no query for the common case: nobody reachable) and, when someone is,
-queues one Celery task on commit. The task (:func:`fan_out`) decides per target (watching, coalesced,
-quiet hours, preferences), writes one :class:`Delivery` per notification and target (unique), and
-sends each under a lease (:func:`delivery_attempt`).
+writes an :class:`Outbox` row per notification in that transaction. The deliveries process's reader
+(notify.reader) takes them in batches (:func:`outbox_read`): it decides per target (watching,
+coalesced, quiet hours, preferences), writes one :class:`Delivery` per notification and target
+(unique) leased to itself, and sends them; due retries the same way (:func:`retries_read`).
 
 Duplicates: a row is sent only by the worker holding its lease. A worker that dies after the push
 service took the message but before the row says ``sent`` leaves the lease to run out; the sweep then
@@ -49,6 +50,7 @@ from notify.models import (
     Delivery,
     Device,
     EmailAddress,
+    Outbox,
     Preferences,
     PushSubscription,
     VerificationMailLog,
@@ -418,9 +420,11 @@ def preferences_update(*, player: Player, changes: dict[str, Any]) -> Preference
 
 def notifications_written(sender: Any = None, *, notifications: list[Notification], seats: list[Seat],
                           **_kwargs: Any) -> None:
-    """streams' signal, in the notifications' transaction: queue the fan-out on commit, only for the
-    players with a target. The seats' players are loaded with their flag, so a move whose players have
-    none costs nothing here; notifications of others (the lobby's, reminders) cost one query."""
+    """streams' signal, in the notifications' transaction: an :class:`Outbox` row per notification of
+    a player with a target, in the same transaction (one INSERT for the move; the deliveries process's
+    reader takes them in batches, so a move publishes no broker message and a broker outage loses
+    none). The seats' players are loaded with their flag, so a move whose players have none costs
+    nothing here; notifications of others (the lobby's, reminders) cost one query."""
     wanted = [n for n in notifications if n.kind in KINDS and n.pk is not None]
     if not wanted:
         return
@@ -431,7 +435,8 @@ def notifications_written(sender: Any = None, *, notifications: list[Notificatio
             Player.objects.filter(pk__in=unknown, has_notify_target=True).values_list("pk", flat=True), True))
     ids = [n.pk for n in wanted if flags.get(n.player_id)]
     if ids:
-        transaction.on_commit(functools.partial(tasks.fan_out_queue, ids, time.time()))
+        Outbox.objects.bulk_create([Outbox(notification_id=pk) for pk in ids])
+        tasks.outbox_written()
 
 
 def _your_turns_judged(notes: list[Notification], ids: list[int]) -> tuple[dict[int, str], list[int]]:
@@ -521,6 +526,12 @@ def fan_out(*, notification_ids: list[int], committed_at: float | None = None, w
 
 @database_retry.written_once_more
 def _deliveries_written(ids: list[int]) -> tuple[list[Delivery], dict[int, str]]:
+    return _deliveries_rows(ids)
+
+
+def _deliveries_rows(ids: list[int]) -> tuple[list[Delivery], dict[int, str]]:
+    """The Delivery rows of these notifications (none written before), in the caller's transaction;
+    the pending ones leased to this worker, with the players' languages."""
     if not ids:
         return [], {}
     notes = list(Notification.objects.filter(pk__in=ids))
@@ -553,6 +564,80 @@ def _deliveries_written(ids: list[int]) -> tuple[list[Delivery], dict[int, str]]
         if row.outcome != "pending":
             observability.notify_delivered(row.channel, row.outcome)
     return [row for row in written if row.outcome == "pending"], languages
+
+
+# --- the deliveries process's reader: the outbox and the due retries, in batches ------------------
+
+
+def outbox_read(*, limit: int = 500, wait: bool = False) -> int:
+    """Take up to ``limit`` notifications from the outbox, write their deliveries (judged for the
+    whole batch: watching, coalesced, quiet hours, preferences; leased to this worker) in the
+    transaction that deletes them from it, and hand the pending ones to the outbound loop. ``wait``:
+    return when every send is recorded. Returns how many were taken (``limit``: there may be more).
+
+    On PostgreSQL the rows are claimed with ``FOR UPDATE SKIP LOCKED``: readers of several processes
+    take disjoint batches; a reader killed before its commit leaves its batch to the next."""
+    rows, languages, taken = _outbox_taken(limit)
+    deliveries_send(rows, languages, wait=wait)
+    return taken
+
+
+@database_retry.written_once_more
+def _outbox_taken(limit: int) -> tuple[list[Delivery], dict[int, str], int]:
+    entries = list(Outbox.objects.select_for_update(skip_locked=True).order_by("pk")
+                   .values_list("pk", "notification_id")[:limit])
+    if not entries:
+        return [], {}, 0
+    ids = sorted({n for _pk, n in entries})
+    done_before = set(Delivery.objects.filter(notification_id__in=ids).values_list("notification_id", flat=True))
+    try:
+        rows, languages = _deliveries_rows([i for i in ids if i not in done_before])
+    except IntegrityError:  # a fan-out task of the code before the outbox wrote them meanwhile: it sends them
+        rows, languages = [], {}
+    Outbox.objects.filter(pk__in=[pk for pk, _n in entries]).delete()
+    return rows, languages, len(entries)
+
+
+def retries_read(*, limit: int = 500, wait: bool = False, ahead: float = 0.0) -> int:
+    """Take up to ``limit`` deliveries whose retry is due (within ``ahead`` seconds: a push service
+    that failed is back), one claim for the batch; record as ``replaced`` the your_turns a newer one
+    of their game has followed, and send the rest. Returns how many were taken."""
+    ids = _retries_claimed(limit, ahead)
+    if not ids:
+        return 0
+    rows = list(Delivery.objects.select_related("notification", "subscription", "device").filter(pk__in=ids))
+    stale = _your_turns_followed(rows)
+    outcomes_record([(row, outbound.Done(replaced=True)) for row in rows if row.pk in stale])
+    left = [row for row in rows if row.pk not in stale]
+    languages = dict(Preferences.objects.filter(player_id__in={r.player_id for r in left})
+                     .values_list("player_id", "language"))
+    deliveries_send(left, languages, wait=wait)
+    return len(ids)
+
+
+@database_retry.written_once_more
+def _retries_claimed(limit: int, ahead: float) -> list[int]:
+    now = timezone.now()
+    ids = list(Delivery.objects.select_for_update(skip_locked=True)
+               .filter(outcome="retrying", next_attempt_at__lte=now + timedelta(seconds=ahead),
+                       lease_until__isnull=True)
+               .order_by("next_attempt_at").values_list("pk", flat=True)[:limit])
+    if ids:
+        Delivery.objects.filter(pk__in=ids).update(lease_until=now + timedelta(seconds=settings.NOTIFY_LEASE_SECONDS))
+    return ids
+
+
+def _your_turns_followed(rows: list[Delivery]) -> set[int]:
+    """The your_turn rows among ``rows`` whose game has a newer your_turn for the player (waiting, in
+    flight or sent): that one says it now. One query for the batch."""
+    turns = [r for r in rows if r.kind == "your_turn" and r.game_id]
+    if not turns:
+        return set()
+    newest = {(row["player_id"], row["game_id"]): row["newest"] for row in (
+        Delivery.objects.filter(player_id__in={r.player_id for r in turns}, game_id__in={r.game_id for r in turns},
+                                kind="your_turn", outcome__in=("pending", "retrying", "sent"))
+        .values("player_id", "game_id").annotate(newest=Max("notification_id")))}
+    return {r.pk for r in turns if newest.get((r.player_id, r.game_id), 0) > r.notification_id}
 
 
 def _claimed(delivery_id: int) -> Delivery | None:
@@ -772,9 +857,7 @@ def delivery_attempt(*, delivery_id: int, committed_at: float | None = None, wai
     delivery = _claimed(delivery_id)
     if delivery is None:
         return None
-    if delivery.kind == "your_turn" and Delivery.objects.filter(
-            player_id=delivery.player_id, game_id=delivery.game_id, kind="your_turn", pk__gt=delivery.pk,
-            outcome__in=("pending", "retrying", "sent")).exists():
+    if _your_turns_followed([delivery]):
         outcomes_record([(delivery, outbound.Done(replaced=True))])  # a newer one of the game is out
         return delivery
     deliveries_send([delivery], {delivery.player_id: _preferences(delivery.player_id).language},

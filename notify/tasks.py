@@ -6,17 +6,28 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from celery import shared_task
+from celery import shared_task, signals
 
 log = logging.getLogger(__name__)
 
 
-def fan_out_queue(notification_ids: list[int], committed_at: float) -> None:
-    """Called on commit: one task for a batch of notifications (a move's, a round start's)."""
-    try:
-        fan_out.delay(notification_ids, committed_at)
-    except Exception:  # broker down: these notifications are not pushed (the stream still has them)
-        log.warning("notify: could not queue notifications %s", notification_ids, exc_info=True)
+@signals.worker_ready.connect(weak=False, dispatch_uid="notify-reader")
+def reader_start(sender: Any = None, **kwargs: Any) -> None:
+    """A worker that consumes the deliveries queue runs the outbox's reader (notify.reader)."""
+    from notify import reader
+
+    if reader.worker_queues_consumed(sender):
+        reader.start()
+
+
+def outbox_written() -> None:
+    """Called in the transaction that wrote outbox rows. A worker's reader (notify.reader) finds them
+    within DELIVERY_READ_SECONDS, no message needed; without workers (CELERY_TASK_ALWAYS_EAGER: tests,
+    a single process) the outbox is read on commit, here."""
+    if _eager():
+        from django.db import transaction
+
+        transaction.on_commit(outbox_read.delay)
 
 
 def verification_mail_queue(email_id: int) -> None:
@@ -37,12 +48,23 @@ def _eager() -> bool:
 
 @shared_task(name="notify.fan_out", ignore_result=True)
 def fan_out(notification_ids: list[int], committed_at: float | None = None) -> int | None:
+    """The code before the outbox queued one per move: such messages still in a queue are served."""
     from notify import services
 
     if _eager():
         return len(services.fan_out(notification_ids=notification_ids, committed_at=committed_at))
     services.fan_out_later(notification_ids=notification_ids, committed_at=committed_at)
     return None
+
+
+@shared_task(name="notify.outbox_read", ignore_result=True)
+def outbox_read() -> int:
+    """Write and send what the outbox holds (eager: before returning; else through the process's
+    outbound loop). A worker's reader does this in a loop; the task is for eager runs and operators."""
+    from notify import services
+
+    wait = _eager()
+    return services.outbox_read(wait=wait) + services.retries_read(wait=wait)
 
 
 @shared_task(name="notify.deliver", ignore_result=True)
@@ -57,7 +79,10 @@ def deliver(delivery_id: int) -> str | None:
 
 
 def retry_queue(delivery_id: int, when: Any) -> None:
-    """A retry at its time (the sweep sends it when the message is lost)."""
+    """A retry at its time. In workers the deliveries process's reader takes due retries in batches
+    (notify.reader) and the sweep is its backstop: no message. Eager (no worker): at once."""
+    if not _eager():
+        return
     try:
         deliver.apply_async((delivery_id,), eta=when)
     except Exception:  # the sweep sends it

@@ -12,13 +12,17 @@ Bounds, so that one tenant cannot take the process:
 
 - a target (one webhook, one push subscription, one device) has ``DELIVERY_PER_TARGET`` requests in
   flight at most; its other jobs wait in its own lane, and a newer job with the same collapse key
-  (a game's ``your_turn``) replaces an older one still waiting there;
+  (a game's ``your_turn``) replaces an older one still waiting there, or still in flight unanswered
+  (its request is abandoned: a stalled push service gets one push per game, not one per turn);
 - a player has ``DELIVERY_PER_PLAYER`` in flight at most, whatever their targets;
 - an origin ``DELIVERY_PER_ORIGIN`` (its connection pool's size too), the process
   ``DELIVERY_MAX_IN_FLIGHT``;
-- a target or origin that fails (no answer, 5xx, 429, refused connection) or answers slower than
-  ``DELIVERY_SLOW_SECONDS`` backs off: its lane waits 0.5 s, doubled per failure up to
-  ``DELIVERY_BACKOFF_MAX_SECONDS``, before its next request. Jobs of other targets never wait for it.
+- a target or origin that fails (no answer, 5xx, 429, refused connection) backs off: its lane waits
+  0.5 s, doubled per failure up to ``DELIVERY_BACKOFF_MAX_SECONDS``, before its next request; a target
+  that answers slower than ``DELIVERY_SLOW_SECONDS`` waits 0.5 s (its origin answered: it is up, and
+  its other targets go on; a push service back from a stall answers everything it held slowly). Jobs
+  of other targets never wait for it. An origin that answers again after failing sets
+  :attr:`Outbound.origin_back`.
 
 Server-side request forgery: a pool made with a ``refusal`` rule resolves the host when it opens a
 connection, checks every address with the rule (streams.ssrf) and connects to the checked one; TLS
@@ -35,6 +39,7 @@ import itertools
 import logging
 import os
 import queue
+import select
 import threading
 import time
 from collections import OrderedDict
@@ -45,7 +50,7 @@ from typing import Any
 import httpcore
 import httpx
 from django.conf import settings
-from django.db import close_old_connections
+from django.db import connections
 
 from streams import ssrf
 
@@ -79,8 +84,8 @@ class CheckedBackend(httpcore.AsyncNetworkBackend):
                 if why is not None:
                     raise ssrf.UnsafeTarget("private_address", address=text, kind=why)
             host = addresses[0]
-        return await self.inner.connect_tcp(host, port, timeout=timeout, local_address=local_address,
-                                            socket_options=socket_options)
+        return KeptStream(await self.inner.connect_tcp(host, port, timeout=timeout, local_address=local_address,
+                                                       socket_options=socket_options))
 
     async def connect_unix_socket(self, path: str, timeout: float | None = None,
                                   socket_options: Any = None) -> httpcore.AsyncNetworkStream:
@@ -88,6 +93,43 @@ class CheckedBackend(httpcore.AsyncNetworkBackend):
 
     async def sleep(self, seconds: float) -> None:
         await self.inner.sleep(seconds)
+
+
+class KeptStream(httpcore.AsyncNetworkStream):
+    """anyio's stream with a cheaper liveness check: httpcore asks every idle connection of a pool
+    whether it is readable (closed by the far end) at each request, and anyio answers by building all
+    the socket's attributes, a ``getpeername`` call among them (a tenth of the deliveries process's
+    CPU). The socket is looked up and registered with a poll object once; ``is_readable`` is one
+    zero-timeout poll."""
+
+    def __init__(self, inner: httpcore.AsyncNetworkStream) -> None:
+        self.inner = inner
+        self.sock = inner.get_extra_info("socket")
+        self.poller = select.poll()
+        if self.sock is not None:
+            self.poller.register(self.sock, select.POLLIN)
+
+    async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        return await self.inner.read(max_bytes, timeout)
+
+    async def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        await self.inner.write(buffer, timeout)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+    async def start_tls(self, ssl_context: Any, server_hostname: str | None = None,
+                        timeout: float | None = None) -> httpcore.AsyncNetworkStream:
+        return KeptStream(await self.inner.start_tls(ssl_context, server_hostname, timeout))
+
+    def get_extra_info(self, info: str) -> Any:
+        if info == "is_readable":
+            if self.sock is None or self.sock.fileno() < 0:
+                return True
+            return bool(self.poller.poll(0))
+        if info == "socket":
+            return self.sock
+        return self.inner.get_extra_info(info)
 
 
 class PoolTransport(httpx.AsyncBaseTransport):
@@ -122,7 +164,7 @@ class PoolTransport(httpx.AsyncBaseTransport):
 
 
 #: Connections of one pool (see :meth:`Outbound.client`).
-POOL_CONNECTIONS = 16
+POOL_CONNECTIONS = 4
 
 
 class KeptClient(httpx.AsyncClient):
@@ -181,12 +223,15 @@ class Job:
     deadline: float = float("inf")
     future: concurrent.futures.Future = field(default_factory=concurrent.futures.Future)
     key: Any = None
+    superseded: bool = False
+    started: bool = False
 
 
 @dataclass
 class Lane:
     waiting: OrderedDict = field(default_factory=OrderedDict)
     in_flight: int = 0
+    sending: dict = field(default_factory=dict)  # collapse key -> (job, its task) while in flight
     failures: int = 0
     paused_until: float = 0.0
 
@@ -206,6 +251,8 @@ class Outbound:
         self.origins: dict[str, Lane] = {}
         self.players: dict[int, tuple[asyncio.Semaphore, list[int]]] = {}  # gate, [jobs using it]
         self.origin_gates: dict[str, asyncio.Semaphore] = {}
+        #: Set when an origin that failed answers again (the reader then sends the retries it holds back).
+        self.origin_back = threading.Event()
         self.thread = threading.Thread(target=self._run, name="deliveries-loop", daemon=True)
         self.thread.start()
 
@@ -282,6 +329,13 @@ class Outbound:
         older = lane.waiting.pop(job.key, None)
         if older is not None:
             older.future.set_result(Done(replaced=True))
+        if job.collapse is not None and job.key in lane.sending:
+            # One in flight unanswered (a stalled push service): the newer one takes its place now,
+            # not after it (two pushes of one turn). Its request is abandoned, its connection closed.
+            sending, task = lane.sending[job.key]
+            sending.superseded = True
+            if sending.started:  # a task cancelled before its first step would never settle its job
+                task.cancel()
         lane.waiting[job.key] = job
         self._pump(job.target)
 
@@ -296,13 +350,19 @@ class Outbound:
         while lane.waiting and lane.in_flight < int(settings.DELIVERY_PER_TARGET):
             _key, job = lane.waiting.popitem(last=False)
             lane.in_flight += 1
-            self.loop.create_task(self._run_job(lane, job))
+            task = self.loop.create_task(self._run_job(lane, job))
+            if job.collapse is not None:
+                lane.sending[job.key] = (job, task)
         if not lane.waiting and not lane.in_flight and not lane.failures:
             self.lanes.pop(target, None)
 
     async def _run_job(self, lane: Lane, job: Job) -> None:
         done = Done()
+        job.started = True  # from here a cancel reaches the try below (see _enqueue)
         try:
+            if job.superseded:
+                done.replaced = True
+                return
             if time.monotonic() > job.deadline:
                 done.expired = True
                 return
@@ -320,6 +380,9 @@ class Outbound:
                         if time.monotonic() > job.deadline:
                             done.expired = True
                             return
+                        if job.superseded:
+                            done.replaced = True
+                            return
                         started = time.monotonic()
                         try:
                             done.value = await job.send()
@@ -331,19 +394,30 @@ class Outbound:
                 users[0] -= 1
                 if not users[0]:
                     self.players.pop(job.player, None)
-            bad = job.failed(done.value) or done.seconds > float(settings.DELIVERY_SLOW_SECONDS)
+            failed = bool(job.failed(done.value))
+            slow = done.seconds > float(settings.DELIVERY_SLOW_SECONDS)
             for gate in (lane, origin):
-                if bad:
+                if failed:
                     gate.failures += 1
                     gate.paused_until = time.monotonic() + min(float(settings.DELIVERY_BACKOFF_MAX_SECONDS),
                                                                0.5 * 2 ** (gate.failures - 1))
+                elif slow and gate is lane:  # a slow target waits a moment; its origin answered, so is up
+                    gate.failures, gate.paused_until = 0, time.monotonic() + 0.5
                 else:
+                    if gate is origin and gate.failures:
+                        self.origin_back.set()  # its retries waiting in the database may go now
                     gate.failures, gate.paused_until = 0, 0.0
             done.newer_waiting = job.collapse is not None and job.key in lane.waiting
+        except asyncio.CancelledError:
+            if not job.superseded:
+                raise
+            done = Done(replaced=True)  # a newer job of its collapse key took its place (see _enqueue)
         except BaseException as exc:  # noqa: BLE001 - handed to whoever waits for the job, in its thread
             if not job.future.done():
                 job.future.set_exception(exc)
         finally:
+            if job.collapse is not None and lane.sending.get(job.key, (None,))[0] is job:
+                del lane.sending[job.key]
             lane.in_flight -= 1
             if not job.future.done():
                 job.future.set_result(done)
@@ -396,10 +470,20 @@ class Desk:
                 except queue.Empty:
                     break
             try:
-                close_old_connections()
-                self.handle(items)
+                connections_mended()
+                self.handle(items)  # on the thread's own connection, kept from batch to batch
             except Exception:
                 log.exception("deliveries: a batch of %s failed", len(items))
+
+
+def connections_mended() -> None:
+    """Before a batch of a thread that keeps its database connection: a connection that failed and is
+    no longer usable (the database restarted, ended or cut it) is closed, so the batch opens a new one.
+    A sound connection costs nothing (Django's ``close_old_connections`` would also close it, since
+    with the pool ``CONN_MAX_AGE`` is 0, and the next borrow cost a check query per batch)."""
+    for connection in connections.all(initialized_only=True):
+        if connection.connection is not None and connection.errors_occurred and not connection.is_usable():
+            connection.close()
 
 
 def desk_of(holder: dict[str, Desk], name: str, handle: Callable[[list[Any]], None]) -> Desk:

@@ -4,19 +4,18 @@
 
 from __future__ import annotations
 
-import threading
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 from django.conf import settings as django_settings
-from django.db import connection
 from rest_framework.test import APIClient
 
 from bench.push_service import PushService
 from games.models import Player
 from notify.models import Device, PushSubscription
+from tests.threads import statuses_at_once
 
 ON_POSTGRES = "postgresql" in django_settings.DATABASES["default"]["ENGINE"]
 
@@ -51,28 +50,6 @@ def test_another_players_device_token_is_refused_and_stays_theirs(make_player: C
     assert ada.post("/api/v1/me/devices", body, format="json").status_code == 201
 
 
-def _at_once(requests: list[Callable[[], Any]]) -> list[int]:
-    barrier = threading.Barrier(len(requests))
-    statuses: list[int] = []
-    lock = threading.Lock()
-
-    def one(request: Callable[[], Any]) -> None:
-        try:
-            barrier.wait()
-            status = request().status_code
-            with lock:
-                statuses.append(status)
-        finally:
-            connection.close()
-
-    workers = [threading.Thread(target=one, args=(r,)) for r in requests]
-    for worker in workers:
-        worker.start()
-    for worker in workers:
-        worker.join(timeout=120)
-    return statuses
-
-
 def _as(player: Any) -> APIClient:
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Token {player.token}")
@@ -90,12 +67,13 @@ def test_the_twenty_target_limit_holds_under_concurrent_registrations(make_playe
     settings.MAUMAU_WRITE_RATE = "10000/min"
     bo = make_player("Bo")
     bodies = [push_service.subscribe(f"s{n}").browser_json() for n in range(30)]
-    statuses = _at_once([lambda b=b: _as(bo).post("/api/v1/me/push-subscriptions", b, format="json")
+    statuses = statuses_at_once([lambda b=b: _as(bo).post("/api/v1/me/push-subscriptions", b, format="json")
                          for b in bodies])
     assert Counter(statuses) == {201: 20, 400: 10}
     assert PushSubscription.objects.filter(player_id=bo.player_id).count() == 20
-    devices = _at_once([lambda n=n: _as(bo).post("/api/v1/me/devices", {"platform": "apns", "token": f"{n:064x}"},
-                                                 format="json") for n in range(30)])
+    devices = statuses_at_once([lambda n=n: _as(bo).post("/api/v1/me/devices",
+                                                          {"platform": "apns", "token": f"{n:064x}"}, format="json")
+                                for n in range(30)])
     assert Counter(devices) == {201: 20, 400: 10}
     assert Device.objects.filter(player_id=bo.player_id).count() == 20
 
@@ -108,7 +86,7 @@ def test_one_endpoint_sent_by_many_players_at_once_goes_to_one_of_them(make_play
                                                                        push_service: PushService) -> None:
     players = [make_player(f"P{i}") for i in range(12)]
     body = push_service.subscribe("shared").browser_json()
-    statuses = _at_once([lambda p=p: _as(p).post("/api/v1/me/push-subscriptions", body, format="json")
+    statuses = statuses_at_once([lambda p=p: _as(p).post("/api/v1/me/push-subscriptions", body, format="json")
                          for p in players])
     assert Counter(statuses) == {201: 1, 409: 11}
     owner = PushSubscription.objects.get().player_id

@@ -4,7 +4,7 @@ The first concurrent ``PUT me/email`` of a player makes one address and answers 
 
 from __future__ import annotations
 
-import threading
+import functools
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 from django.conf import settings as django_settings
 from django.core import mail
-from django.db import connection
 from rest_framework.test import APIClient
 
 from notify.models import EmailAddress
+from tests.threads import statuses_at_once
 
 ON_POSTGRES = "postgresql" in django_settings.DATABASES["default"]["ENGINE"]
 
@@ -62,25 +62,8 @@ def test_fresh_sign_ups_from_one_client_cannot_mail_a_crowd(make_player: Callabl
 
 
 def _flood(clients: list[APIClient], addresses: list[str]) -> list[int]:
-    barrier = threading.Barrier(len(clients))
-    statuses: list[int] = []
-    lock = threading.Lock()
-
-    def one(client: APIClient, address: str) -> None:
-        try:
-            barrier.wait()
-            status = _put(client, address).status_code
-            with lock:
-                statuses.append(status)
-        finally:
-            connection.close()
-
-    workers = [threading.Thread(target=one, args=pair) for pair in zip(clients, addresses, strict=True)]
-    for worker in workers:
-        worker.start()
-    for worker in workers:
-        worker.join(timeout=120)
-    return statuses
+    return statuses_at_once([functools.partial(_put, client, address)
+                             for client, address in zip(clients, addresses, strict=True)])
 
 
 @pytest.mark.parametrize("run", range(3))

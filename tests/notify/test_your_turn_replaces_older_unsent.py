@@ -51,25 +51,50 @@ def test_in_a_targets_lane_the_newest_job_of_a_game_replaces_the_one_waiting(set
     release = threading.Event()
     sent: list[str] = []
 
-    def job(name: str) -> outbound.Job:
+    def job(name: str, collapse: str | None = "your_turn:42") -> outbound.Job:
         async def send() -> str:
-            while name == "first" and not release.is_set():
+            while name == "held" and not release.is_set():
                 await asyncio.sleep(0.01)
             sent.append(name)
             return name
 
         return outbound.Job(target="web_push:1", origin="https://push.example:443", player=7, send=send,
-                            collapse="your_turn:42")
+                            collapse=collapse)
 
-    first = sender.submit(job("first"))  # in flight, held by the far end
+    held = sender.submit(job("held", collapse="round_over:42"))  # in flight, held by the far end
     while not sender.call(lambda: _in_flight(sender, "web_push:1")):
         pass
     second = sender.submit(job("second"))
     third = sender.submit(job("third"))
     assert second.result(10).replaced, "a newer job of the same game took its place while it waited"
     release.set()
-    assert first.result(10).value == "first" and third.result(10).value == "third"
-    assert sent == ["first", "third"]
+    assert held.result(10).value == "held" and third.result(10).value == "third"
+    assert sent == ["held", "third"]
+
+
+def test_a_newer_job_of_a_game_replaces_the_one_in_flight_unanswered(settings: Any) -> None:
+    """A stalled push service holds a your_turn unanswered: the next turn's push takes its place at
+    once (its request abandoned), so the service's return brings one push per game, not two."""
+    settings.DELIVERY_PER_TARGET = 1
+    sender = outbound.outbound()
+    sent: list[str] = []
+
+    def job(name: str) -> outbound.Job:
+        async def send() -> str:
+            if name == "older":
+                await asyncio.sleep(60)  # no answer
+            sent.append(name)
+            return name
+
+        return outbound.Job(target="web_push:2", origin="https://push.example:443", player=8, send=send,
+                            collapse="your_turn:43")
+
+    older = sender.submit(job("older"))
+    while not sender.call(lambda: _in_flight(sender, "web_push:2")):
+        pass
+    newer = sender.submit(job("newer"))
+    assert older.result(10).replaced, "the unanswered one gave way"
+    assert newer.result(10).value == "newer" and sent == ["newer"]
 
 
 async def _in_flight(sender: outbound.Outbound, target: str) -> bool:

@@ -11,12 +11,13 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from django.db import connection, transaction
+from django.db import transaction
 from django.utils import timezone
 
 from games.engine import RuleSet, round_result
 from games.models import Game, League, Player, Seat, Table
 from play.writes import round_recorded
+from tests.threads import run_together  # noqa: F401 - the scoring tests import it from here
 
 
 def table_for(seated: Sequence[Player], league: League | None = None, rules: str = "house") -> Table:
@@ -115,27 +116,6 @@ def deal_fixed(monkeypatch: Any, setup: dict[str, Any]) -> None:
                                           stock=setup["stock"], first=setup.get("first", 0), seed=seed)
 
     monkeypatch.setattr(engine, "new_game", dealt)
-
-
-def run_together(moves: list[Callable[[threading.Barrier], object]]) -> list[BaseException]:
-    """Run each move in its own thread (own connection); each waits at the shared barrier."""
-    barrier = threading.Barrier(len(moves))
-    errors: list[BaseException] = []
-
-    def run(move: Callable[[threading.Barrier], object]) -> None:
-        try:
-            move(barrier)
-        except BaseException as error:  # noqa: BLE001 - reported to the test thread
-            errors.append(error)
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=run, args=(move,)) for move in moves]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
-    return errors
 
 
 def recorded_under_game_lock(game_id: int) -> Callable[[threading.Barrier], object]:
