@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from rest_framework.test import APIClient
 
-from tests.games.conftest import _every_ledger_verifies, make_table, two_people  # noqa: F401
+from tests.games.conftest import every_ledger_verifies, make_table, two_people  # noqa: F401
 
 PASSWORD = "correct horse battery"
 

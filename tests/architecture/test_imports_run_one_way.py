@@ -8,7 +8,7 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("maumau", "games", "streams", "scoring", "play", "lobby", "accounts", "live", "client", "bench")
+PACKAGES = ("maumau", "games", "streams", "notify", "scoring", "play", "lobby", "accounts", "live", "client", "bench")
 
 
 def project_modules() -> dict[str, Path]:

@@ -14,7 +14,7 @@ from tests.games.api_helpers import Table
 
 
 @pytest.fixture(autouse=True)
-def _every_ledger_verifies(request: pytest.FixtureRequest) -> Any:
+def every_ledger_verifies(request: pytest.FixtureRequest) -> Any:
     """After each test, every game it created replays to its snapshot with an intact hash chain
     (tests that tamper on purpose are marked ``ledger_tampered``)."""
     marker = request.node.get_closest_marker("django_db")

@@ -1,3 +1,3 @@
 """The games tests' fixtures: every ledger verifies after each test; tables made over HTTP."""
 
-from tests.games.conftest import _every_ledger_verifies, make_table  # noqa: F401
+from tests.games.conftest import every_ledger_verifies, make_table  # noqa: F401

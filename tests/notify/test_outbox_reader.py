@@ -13,7 +13,7 @@ from bench.push_service import PushService
 from notify import reader, services
 from notify.models import Delivery, Outbox
 from streams.models import Notification
-from tests.notify.test_web_push import _subscribe
+from tests.notify.push_helpers import subscribe_phone
 
 
 def _move(client: Any, gid: int, card: str, capture: Any) -> None:
@@ -27,7 +27,7 @@ def test_a_moves_notification_waits_in_the_outbox_and_the_reader_sends_it_once(
     django_capture_on_commit_callbacks: Any,
 ) -> None:
     ada, bo, gid = round_for_two()
-    _subscribe(bo, push_service, "bo")
+    subscribe_phone(bo, push_service, "bo")
     _move(ada, gid, "KH", django_capture_on_commit_callbacks)
     note = Notification.objects.get(player_id=bo.player_id, kind="your_turn")
     assert list(Outbox.objects.values_list("notification_id", flat=True)) == [note.pk]
@@ -53,7 +53,7 @@ def test_the_reader_takes_due_retries_in_a_batch_and_only_the_newest_your_turn_o
 ) -> None:
     settings.NOTIFY_MAX_ATTEMPTS = 5
     ada, bo, gid = round_for_two()
-    _subscribe(bo, push_service, "bo")
+    subscribe_phone(bo, push_service, "bo")
     push_service.subscriptions["bo"].status = 503
     _move(ada, gid, "KH", django_capture_on_commit_callbacks)
     services.outbox_read(wait=True)
@@ -85,7 +85,7 @@ def test_a_reader_that_died_before_its_commit_leaves_the_outbox_to_the_next(
     import pytest
 
     ada, bo, gid = round_for_two()
-    _subscribe(bo, push_service, "bo")
+    subscribe_phone(bo, push_service, "bo")
     _move(ada, gid, "KH", django_capture_on_commit_callbacks)
     real = services._deliveries_rows  # noqa: SLF001 - the test kills the reader inside its transaction
 

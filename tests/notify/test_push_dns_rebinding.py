@@ -27,7 +27,7 @@ from cryptography.x509.oid import NameOID
 
 from bench.push_service import PushService
 from notify.models import Delivery, PushSubscription
-from tests.notify.test_web_push import _play, _subscribe
+from tests.notify.push_helpers import play_card, subscribe_phone
 
 pytestmark = pytest.mark.django_db
 
@@ -152,10 +152,10 @@ def test_a_push_goes_to_the_checked_address_when_the_name_resolves_to_loopback_b
 ) -> None:
     front, _guard_answer = rebinding
     ada, bo, gid = round_for_two()
-    _subscribe(bo, front.service, "bo")
+    subscribe_phone(bo, front.service, "bo")
     assert PushSubscription.objects.get().endpoint == f"https://{NAME}:{front.port}/push/bo"
     assert socket.getaddrinfo(NAME, front.port)[0][4][0] == INTERNAL, "a fresh look-up now says loopback"
-    _play(ada, gid, "KH", django_capture_on_commit_callbacks)
+    play_card(ada, gid, "KH", django_capture_on_commit_callbacks)
     got = front.service.for_("bo")
     assert front.service.refused == [] and [r.payload["kind"] for r in got] == ["your_turn"]
     assert got[0].claims["aud"] == f"https://{NAME}:{front.port}", "VAPID names the push service, not its address"
@@ -177,9 +177,9 @@ def test_an_endpoint_whose_name_resolves_to_a_private_address_gets_nothing(
                                                    "address": "10.0.0.7", "kind": "private"}
     assert not PushSubscription.objects.exists()
     guard_answer[:] = [CHECKED]
-    _subscribe(bo, front.service, "bo")
+    subscribe_phone(bo, front.service, "bo")
     guard_answer[:] = [CHECKED, "10.0.0.7"]  # one bad address among good ones is enough
-    _play(ada, gid, "KH", django_capture_on_commit_callbacks)
+    play_card(ada, gid, "KH", django_capture_on_commit_callbacks)
     delivery = Delivery.objects.get(player_id=bo.player_id)
     assert (delivery.outcome, delivery.response_status) == ("failed", None)
     assert "private_address" in delivery.last_error

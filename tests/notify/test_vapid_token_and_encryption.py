@@ -13,7 +13,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 
 from bench.push_service import PushService, b64url_decode
 from notify import channels
-from tests.notify.test_web_push import _play, _subscribe
+from tests.notify.push_helpers import play_card, subscribe_phone
 
 pytestmark = pytest.mark.django_db
 
@@ -40,10 +40,10 @@ def test_pushes_to_one_push_service_carry_the_same_signed_token(
     eager_celery: None, django_capture_on_commit_callbacks: Any,
 ) -> None:
     ada, bo, gid = round_for_two()
-    _subscribe(bo, push_service, "bo")
-    _subscribe(ada, push_service, "ada")
-    _play(ada, gid, "KH", django_capture_on_commit_callbacks)
-    _play(bo, gid, "QH", django_capture_on_commit_callbacks)
+    subscribe_phone(bo, push_service, "bo")
+    subscribe_phone(ada, push_service, "ada")
+    play_card(ada, gid, "KH", django_capture_on_commit_callbacks)
+    play_card(bo, gid, "QH", django_capture_on_commit_callbacks)
     got = push_service.received
     assert [r.subscription for r in got] == ["bo", "ada"] and push_service.refused == []
     assert got[0].headers["authorization"] == got[1].headers["authorization"], "signed once, not per push"

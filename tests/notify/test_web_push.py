@@ -13,21 +13,9 @@ import pytest
 from bench.push_service import PushService
 from games import presence
 from notify.models import Delivery, PushSubscription
+from tests.notify.push_helpers import play_card, subscribe_phone
 
 pytestmark = pytest.mark.django_db
-
-
-def _play(client: Any, gid: int, card: str, capture: Any) -> None:
-    with capture(execute=True):
-        answer = client.post(f"/api/v1/games/{gid}/actions", {"type": "play", "cards": [card]}, format="json")
-    assert answer.status_code == 200, answer.content
-
-
-def _subscribe(client: Any, service: PushService, name: str) -> dict[str, Any]:
-    sub = service.subscribe(name)
-    answer = client.post("/api/v1/me/push-subscriptions", {**sub.browser_json(), "name": "Phone"}, format="json")
-    assert answer.status_code == 201, answer.content
-    return answer.json()
 
 
 def test_a_move_pushes_your_turn_encrypted_and_signed_to_the_next_player(
@@ -36,8 +24,8 @@ def test_a_move_pushes_your_turn_encrypted_and_signed_to_the_next_player(
 ) -> None:
     ada, bo, gid = round_for_two()
     assert api_client.get("/api/v1/push/vapid-public-key").json() == {"public_key": push_service.server_key}
-    _subscribe(bo, push_service, "bo")
-    _play(ada, gid, "KH", django_capture_on_commit_callbacks)
+    subscribe_phone(bo, push_service, "bo")
+    play_card(ada, gid, "KH", django_capture_on_commit_callbacks)
     got = push_service.for_("bo")
     assert push_service.refused == [] and len(got) == 1
     payload = got[0].payload
@@ -65,7 +53,7 @@ def test_texts_follow_the_players_language(
     sub = push_service.subscribe("bo")
     assert bo.post("/api/v1/me/push-subscriptions", sub.browser_json(), format="json",
                    HTTP_ACCEPT_LANGUAGE="de").status_code == 201
-    _play(ada, gid, "KH", django_capture_on_commit_callbacks)
+    play_card(ada, gid, "KH", django_capture_on_commit_callbacks)
     assert push_service.for_("bo")[0].payload["title"] == "Du bist dran"
 
 
@@ -77,14 +65,14 @@ def test_one_your_turn_per_game_until_the_player_acts(
     from streams.models import Notification
 
     ada, bo, gid = round_for_two()
-    _subscribe(bo, push_service, "bo")
-    _play(ada, gid, "KH", django_capture_on_commit_callbacks)
+    subscribe_phone(bo, push_service, "bo")
+    play_card(ada, gid, "KH", django_capture_on_commit_callbacks)
     again = Notification.objects.create(player_id=bo.player_id, kind="your_turn", game_id=gid, data={"seat": 1})
     services.fan_out(notification_ids=[again.pk])
     assert len(push_service.for_("bo")) == 1
     assert Delivery.objects.get(notification=again).outcome == "coalesced"
-    _play(bo, gid, "QH", django_capture_on_commit_callbacks)  # Bo acts ...
-    _play(ada, gid, "10H", django_capture_on_commit_callbacks)  # ... so the next turn is pushed again
+    play_card(bo, gid, "QH", django_capture_on_commit_callbacks)  # Bo acts ...
+    play_card(ada, gid, "10H", django_capture_on_commit_callbacks)  # ... so the next turn is pushed again
     assert len(push_service.for_("bo")) == 2
 
 
@@ -93,9 +81,9 @@ def test_a_gone_subscription_is_deleted_on_410(
     django_capture_on_commit_callbacks: Any,
 ) -> None:
     ada, bo, gid = round_for_two()
-    _subscribe(bo, push_service, "bo")
+    subscribe_phone(bo, push_service, "bo")
     push_service.subscriptions["bo"].status = 410
-    _play(ada, gid, "KH", django_capture_on_commit_callbacks)
+    play_card(ada, gid, "KH", django_capture_on_commit_callbacks)
     assert not PushSubscription.objects.filter(player_id=bo.player_id).exists()
     assert Delivery.objects.get(player_id=bo.player_id).outcome == "gone"
     assert bo.get("/api/v1/me/push-subscriptions").json() == []
@@ -107,9 +95,9 @@ def test_a_push_service_error_is_retried_with_backoff_then_given_up(
     django_capture_on_commit_callbacks: Any,
 ) -> None:
     ada, bo, gid = round_for_two()
-    _subscribe(bo, push_service, "bo")
+    subscribe_phone(bo, push_service, "bo")
     push_service.subscriptions["bo"].status = 503
-    _play(ada, gid, "KH", django_capture_on_commit_callbacks)
+    play_card(ada, gid, "KH", django_capture_on_commit_callbacks)
     delivery = Delivery.objects.get(player_id=bo.player_id)
     assert (delivery.outcome, delivery.attempts, delivery.response_status) == ("failed", 3, 503)
     assert PushSubscription.objects.filter(player_id=bo.player_id).exists()
@@ -120,9 +108,9 @@ def test_a_watching_player_gets_no_push(
     django_capture_on_commit_callbacks: Any,
 ) -> None:
     ada, bo, gid = round_for_two()
-    _subscribe(bo, push_service, "bo")
+    subscribe_phone(bo, push_service, "bo")
     presence.watching_mark(bo.player_id, gid, 30)  # what Bo's open stream of the game writes
-    _play(ada, gid, "KH", django_capture_on_commit_callbacks)
+    play_card(ada, gid, "KH", django_capture_on_commit_callbacks)
     assert push_service.for_("bo") == []
     assert Delivery.objects.get(player_id=bo.player_id).outcome == "watching"
 
@@ -148,7 +136,7 @@ def test_a_fan_out_run_twice_sends_once_and_a_dead_workers_delivery_is_sent_agai
     from streams.models import Notification
 
     _ada, bo, gid = round_for_two()
-    _subscribe(bo, push_service, "bo")
+    subscribe_phone(bo, push_service, "bo")
     note = Notification.objects.create(player_id=bo.player_id, kind="your_turn", game_id=gid, data={"seat": 1})
     assert len(services.fan_out(notification_ids=[note.pk])) == 1
     assert services.fan_out(notification_ids=[note.pk]) == [], "a redelivered fan-out task writes and sends nothing"
@@ -185,8 +173,8 @@ def test_deadline_soon_is_pushed_before_a_long_clock_runs_out(
     bo.post(f"/api/v1/tables/{table['id']}/join", format="json")
     setup = rigged_setup([["KH", "10H", "10S", "QC", "KC"], ["QH", "9D", "KS", "QD", "10D"]], "9H", ["QS"])
     gid = ada.post(f"/api/v1/tables/{table['id']}/rounds", {"setup": setup}, format="json").json()["id"]
-    _subscribe(bo, push_service, "bo")
-    _play(ada, gid, "KH", django_capture_on_commit_callbacks)
+    subscribe_phone(bo, push_service, "bo")
+    play_card(ada, gid, "KH", django_capture_on_commit_callbacks)
     game = Game.objects.get(pk=gid)
     with time_machine.travel(game.deadline - dt.timedelta(minutes=10), tick=True):
         with django_capture_on_commit_callbacks(execute=True):

@@ -13,7 +13,7 @@ from asgiref.sync import async_to_sync
 from bench.push_service import PushService
 from games import presence
 from notify.models import Delivery
-from tests.notify.test_web_push import _play, _subscribe
+from tests.notify.push_helpers import play_card, subscribe_phone
 
 pytestmark = pytest.mark.django_db
 
@@ -24,16 +24,16 @@ def test_a_move_just_now_holds_the_push_back_unless_the_player_left_the_game(
 ) -> None:
     settings.NOTIFY_RECENT_MOVE_SECONDS = 60
     ada, bo, gid = round_for_two()
-    _subscribe(bo, push_service, "bo")
-    _play(ada, gid, "KH", django_capture_on_commit_callbacks)
+    subscribe_phone(bo, push_service, "bo")
+    play_card(ada, gid, "KH", django_capture_on_commit_callbacks)
     assert len(push_service.for_("bo")) == 1
-    _play(bo, gid, "QH", django_capture_on_commit_callbacks)
-    _play(ada, gid, "10H", django_capture_on_commit_callbacks)  # within a minute of Bo's move, Bo still there
+    play_card(bo, gid, "QH", django_capture_on_commit_callbacks)
+    play_card(ada, gid, "10H", django_capture_on_commit_callbacks)  # within a minute of Bo's move, Bo still there
     assert len(push_service.for_("bo")) == 1
     assert Delivery.objects.filter(player_id=bo.player_id).order_by("-id").first().outcome == "watching"
-    _play(bo, gid, "10D", django_capture_on_commit_callbacks)
+    play_card(bo, gid, "10D", django_capture_on_commit_callbacks)
     async_to_sync(presence.watching_aunmark)(bo.player_id, gid)  # Bo's game stream closed: he left the page
-    _play(ada, gid, "10S", django_capture_on_commit_callbacks)  # within a minute of Bo's move, Bo gone
+    play_card(ada, gid, "10S", django_capture_on_commit_callbacks)  # within a minute of Bo's move, Bo gone
     got = push_service.for_("bo")
     assert len(got) == 2 and got[1].payload["kind"] == "your_turn"
     assert Delivery.objects.filter(player_id=bo.player_id).order_by("-id").first().outcome == "sent"

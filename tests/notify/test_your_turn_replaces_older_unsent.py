@@ -15,7 +15,7 @@ from bench.push_service import PushService
 from notify.models import Delivery
 from streams import outbound
 from streams.models import Notification
-from tests.notify.test_web_push import _subscribe
+from tests.notify.push_helpers import subscribe_phone
 
 pytestmark = pytest.mark.django_db
 
@@ -28,7 +28,7 @@ def test_a_newer_your_turn_replaces_a_retry_still_waiting_and_is_sent_at_once(
 
     settings.NOTIFY_MAX_ATTEMPTS = 5
     ada, bo, gid = round_for_two()
-    _subscribe(bo, push_service, "bo")
+    subscribe_phone(bo, push_service, "bo")
     with django_capture_on_commit_callbacks(execute=False):  # the fan-out runs below, by hand
         assert ada.post(f"/api/v1/games/{gid}/actions", {"type": "play", "cards": ["KH"]},
                         format="json").status_code == 200
@@ -114,7 +114,7 @@ def test_a_retry_in_flight_when_a_newer_your_turn_went_out_is_then_not_sent(
 
     settings.NOTIFY_MAX_ATTEMPTS = 5
     ada, bo, gid = round_for_two()
-    _subscribe(bo, push_service, "bo")
+    subscribe_phone(bo, push_service, "bo")
 
     def play(client: Any, card: str) -> None:
         with django_capture_on_commit_callbacks(execute=False):  # the fan-outs run below, by hand

@@ -21,7 +21,7 @@ from accounts import authentication
 from bench import harness
 from maumau import observability
 from maumau.errors import BUSY_RETRY_AFTER_SECONDS
-from tests.ops.test_database_connections import _server_env
+from tests.ops.test_database_connections import web_env
 
 
 def _pool_timed_out(*args: Any, **kwargs: Any) -> Any:
@@ -74,7 +74,7 @@ def small_pool(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path,
     tmp = tmp_path_factory.mktemp("busy")
     url = harness.database_url_named(harness.postgres_url() or "", f"maumau_busy_{os.getpid()}")
     harness.database_create(url, fresh=True)
-    harness.migrate(_server_env(tmp, url))
+    harness.migrate(web_env(tmp, url))
     yield tmp, url
     harness.database_drop(url)
 
@@ -82,7 +82,7 @@ def small_pool(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path,
 @pytest.fixture(params=["uvicorn", "gunicorn"])
 def busy_server(request: pytest.FixtureRequest, small_pool: tuple[Path, str]) -> Iterator[tuple[str, str]]:
     tmp, url = small_pool
-    env = _server_env(tmp, url) | {"MAUMAU_DB_POOL_MIN_SIZE": "1", "MAUMAU_DB_POOL_MAX_SIZE": "1",
+    env = web_env(tmp, url) | {"MAUMAU_DB_POOL_MIN_SIZE": "1", "MAUMAU_DB_POOL_MAX_SIZE": "1",
                                    "MAUMAU_DB_POOL_TIMEOUT": "1"}
     port = harness.free_port()
     log = tmp / f"{request.param}.log"

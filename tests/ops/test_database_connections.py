@@ -25,7 +25,7 @@ POOL_MAX = 4
 pytestmark = pytest.mark.skipif(harness.postgres_url() is None, reason="connection pooling is PostgreSQL's")
 
 
-def _server_env(tmp: Path, database_url: str) -> dict[str, str]:
+def web_env(tmp: Path, database_url: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in ("CELERY_BROKER_URL", "CACHE_URL", "CONN_MAX_AGE")}
     env.update({
         "DJANGO_SETTINGS_MODULE": "maumau.settings",
@@ -46,7 +46,7 @@ def database(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, s
     tmp = tmp_path_factory.mktemp("connections")
     url = harness.database_url_named(harness.postgres_url() or "", f"maumau_conns_{os.getpid()}")
     harness.database_create(url, fresh=True)
-    harness.migrate(_server_env(tmp, url))
+    harness.migrate(web_env(tmp, url))
     yield tmp, url
     harness.database_drop(url)
 
@@ -57,7 +57,7 @@ def server(request: pytest.FixtureRequest, database: tuple[Path, str]) -> Iterat
     tmp, url = database
     terminate_backends(url)
     port = harness.free_port()
-    env = _server_env(tmp, url)
+    env = web_env(tmp, url)
     log = tmp / f"{request.param}.log"
     if request.param == "uvicorn":
         process = harness.uvicorn("maumau.asgi:application", port, env=env, log=log)

@@ -30,7 +30,7 @@ def _redis_up() -> bool:
         return False
 
 
-def _server_env(tmp: Path, database_url: str | None) -> dict[str, str]:
+def stream_server_env(tmp: Path, database_url: str | None) -> dict[str, str]:
     return harness.server_env(tmp, database_url, **harness.UNTHROTTLED, STREAMS_KEEPALIVE_SECONDS="1",
                              STREAMS_TOKEN_RECHECK_SECONDS="1")
 
@@ -44,7 +44,7 @@ def streams_database(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple
     if base:
         database_url = harness.database_url_named(base, f"maumau_streams_{os.getpid()}")
         harness.database_create(database_url, fresh=True)
-    harness.migrate(_server_env(tmp, database_url))
+    harness.migrate(stream_server_env(tmp, database_url))
     yield tmp, database_url
     if database_url:
         harness.database_drop(database_url)
@@ -63,7 +63,7 @@ def _start(pool: dict[str, Any], channel: str, name: str = "") -> str:
     if key in pool["servers"]:
         return str(pool["servers"][key][1])
     tmp, database_url = pool["database"]
-    env = _server_env(tmp, database_url)
+    env = stream_server_env(tmp, database_url)
     env["STREAMS_CHANNEL"] = REDIS_URL if channel == "redis" else channel
     port = harness.free_port()
     process = harness.uvicorn("maumau.asgi:application", port, env=env, log=tmp / f"uvicorn-{key}.log")

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from bench import harness
-from tests.streams.conftest import _server_env
+from tests.streams.conftest import stream_server_env
 from tests.streams.streams_helpers import sign_up, two_player_round
 
 HANDS = [["KH", "8C", "10S", "AD", "QC"], ["7C", "8D", "9D", "AS", "10D"]]
@@ -21,7 +21,7 @@ def gunicorn_server(streams_database: tuple[Path, str | None]) -> Iterator[str]:
     tmp, database_url = streams_database
     port = harness.free_port()
     process = harness.gunicorn("maumau.wsgi:application", port, workers=1, threads=4,
-                               env=_server_env(tmp, database_url), log=tmp / "gunicorn-longpoll.log")
+                               env=stream_server_env(tmp, database_url), log=tmp / "gunicorn-longpoll.log")
     try:
         process.wait_for_http(port)
         yield f"http://127.0.0.1:{port}"
