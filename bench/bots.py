@@ -1,28 +1,39 @@
-"""Bot benchmark (a script, not a test): how the ``strong`` bot plays, how fast it thinks, how long a
-person waits for it.
+"""Bot benchmark (a script, not a test): how the ``hard`` bot (first named ``strong``) plays, how fast it
+thinks, how long a person waits for it, and where the three levels people choose settle.
 
-    python -m bench.bots --games 2000 --playouts 1000 --processes 2
+    python -m bench.bots --games 2000 --playouts 1400 --ceiling --seed-start 100000 --line-ups classic_2p tavern_2p
+    python -m bench.bots --games 1200 --playouts 1400 --ceiling --seed-start 100000 --line-ups tavern_4p
+    python -m bench.bots --games 2000 --playouts 250 --ceiling --seed-start 100000 --line-ups house_2p
+    python -m bench.bots --games 1200 --playouts 250 --ceiling --seed-start 100000 --line-ups house_4p
+    python -m bench.bots --games 10 --playouts 1000000 --ms 200 --yardstick-games 0 --latency-moves 0   # thinking time
+    python -m bench.bots --games 0 --ratings-rounds 600 --playouts 1400 --yardstick-games 0 --latency-moves 0
     python -m bench.bots --games 0 --latency-moves 60        # only the latency through HTTP
 
 Prints JSON:
 
-- ``win_rates``: ``strong`` against ``basic`` over ``--games`` games per line-up, in the engine
-  (no server): two players in each preset, seats alternating (seat 0 opens every game, so each bot
-  opens half of them); four players in ``tavern`` and ``house``, one ``strong`` and three ``basic``,
-  the strong seat going round. Goals: at least 0.60 with two players, 0.40 with four (chance 0.25).
+- ``win_rates``: ``hard`` against ``basic`` (``medium``) over ``--games`` games per line-up, in the
+  engine (no server): two players in each preset, seats alternating (seat 0 opens every game, so each
+  bot opens half of them); four players in ``tavern`` and ``house``, one ``hard`` and three ``basic``,
+  the hard seat going round. Game ``n`` is dealt from its number and the bot's generator is seeded by
+  it, so ``--seed-start`` picks a fresh range of deals and a run with a playout budget (no ``--ms``)
+  replays exactly. Each win rate has its 95 % interval (Wilson). Issue 41's goals: two players 0.65,
+  four players ``basic``'s own edge in the seat (the yardstick: tavern 0.332, house 0.408); where the
+  perfect-information ceiling is lower than the goal plus 0.02, 0.02 below the ceiling.
   ``no_winner`` counts rounds that ended without one (stalemate, ``max_turns``).
+- ``--ceiling``: every game again with the other hands shown to the same search (the stock still
+  shuffled; ``--shown-hands`` plays only these), a harness never offered as a bot: how far reading the
+  hands could take the search at best, per line-up, on the same deals.
 - ``yardstick``: what the basic bot's own choices are worth in each line-up, without search: one
   basic seat among "sensible random" ones (a legal play at random whenever there is one, never a
-  draw by choice, which is how the playouts play), and one such seat among basic ones
-  (``--yardstick-games`` per side, seconds). A goal for ``strong`` means most beside this spread:
-  with four players the whole of basic's advice moves a seat's share by far less than with two.
-- ``--shown-hands``: the same search with the other hands shown to it (the stock still shuffled), a
-  harness never offered as a bot: how far reading the hands could take the search at best.
-- ``search``: the playouts and engine decisions the strong bot made, its decisions per second of
-  thinking (the playout fast path inside the bot; compare ``python -m bench.engine``'s figures), the
-  time one search took at the budget measured, and how many playouts the service's 200 ms buy at
-  that pace.
-- ``latency``: a person plays rounds of ``classic`` against one strong bot through the HTTP API of
+  draw by choice), and one such seat among basic ones (``--yardstick-games`` per side).
+- ``search``: the playouts and engine decisions the hard bot made, wall and CPU time per search (p50,
+  p99), and playouts per CPU second: the playout budget the worker's 200 ms buy is that pace times
+  0.2 (``--ms 200`` with an unreachable ``--playouts`` gives the thinking time per decision itself).
+- ``level_ratings`` (``--ratings-rounds``): three-player rounds of ``--ratings-rules`` with one easy,
+  one medium and one hard bot (the seating going through every order), rated in round order with
+  the service's own model (``scoring.ratings``: OpenSkill Plackett-Luce) and shown as players see a
+  rating (``display_rating`` = 1500 + 30 x (mu - 3 sigma)).
+- ``latency``: a person plays rounds of ``classic`` against one hard bot through the HTTP API of
   a live server (uvicorn + a Celery worker, started here) with the service's own budget
   (``--service-ms``, the ``MAUMAU_STRONG_BOT_MS`` default 200): per move, the time the person's
   ``POST actions`` takes, and the time until the long-poll (``GET games/{id}?wait=&after=``) shows
@@ -30,8 +41,7 @@ Prints JSON:
 
 A decision at 200 ms makes 2,000 games far too slow for two shared cores, so the games run with a
 budget in playouts per decision (``--playouts``; ``--ms`` adds a time limit) in ``--processes``
-processes; the report says which budget it measured. Each game's generator is seeded by its number,
-so a run with a playout budget and no time limit replays exactly.
+processes; the report says which budget it measured.
 """
 
 from __future__ import annotations
