@@ -320,18 +320,20 @@ def win_rates(games: int, playouts: int, ms: float, processes: int,
 
 # --- the levels against each other, rated as the service rates players -----------------------------------
 
-#: the seatings of a ratings round: every order of the three levels, in turn
-SEATINGS = list(itertools.permutations(("easy", "medium", "hard")))
+#: the seatings of a ratings round by its players: every order of the three levels, or of each two
+SEATINGS = {3: list(itertools.permutations(("easy", "medium", "hard"))),
+            2: list(itertools.permutations(("easy", "medium", "hard"), 2))}
 
 
-def levels_game(job: tuple[str, int, int]) -> tuple[int, dict[str, int]]:
-    """One round of ``rules_name`` with one bot of each level (their seats by ``number``): each level's rank."""
-    rules_name, number, playouts = job
-    levels = SEATINGS[number % len(SEATINGS)]
+def levels_game(job: tuple[str, int, int, int]) -> tuple[int, dict[str, int]]:
+    """One round of ``rules_name`` with bots of different levels (the seating by ``number``): each level's rank."""
+    rules_name, players, number, playouts = job
+    seatings = SEATINGS[players]
+    levels = seatings[number % len(seatings)]
     state = new_game(PRESETS[rules_name], len(levels), seed=f"bench-bots-levels-{rules_name}-{number}")
-    hard = levels.index("hard")
-    knowledge = Knowledge(state.rules, hard)
-    knowledge.observe(redact_events([deal_event(state)], hard))
+    hard = levels.index("hard") if "hard" in levels else -1
+    knowledge = Knowledge(state.rules, max(hard, 0))
+    knowledge.observe(redact_events([deal_event(state)], max(hard, 0)))
     rng = random.Random(number)
 
     def choose(seat: int) -> dict[str, Any] | None:
@@ -339,34 +341,40 @@ def levels_game(job: tuple[str, int, int]) -> tuple[int, dict[str, int]]:
             return choose_bot_action(state, seat, levels[seat], rng)
         return strong_action(player_view(state, seat), knowledge, rng, playouts=playouts)
 
-    play_round(state, choose, lambda events: knowledge.observe(redact_events(events, hard)))
+    play_round(state, choose, lambda events: knowledge.observe(redact_events(events, max(hard, 0))))
     return number, {levels[row["seat"]]: row["rank"] for row in state.result["players"]}
 
 
-def level_ratings(rounds: int, rules_name: str, playouts: int, processes: int, first: int) -> dict[str, Any]:
-    """``rounds`` three-player rounds, one bot of each level, rated in the order of their numbers with the
-    service's own model (:func:`scoring.ratings.rated_after`), shown on the familiar scale players see."""
+def level_ratings(rounds: int, rules_name: str, playouts: int, processes: int, first: int,
+                  players: int = 3) -> dict[str, Any]:
+    """``rounds`` rounds of bots of different levels (``players`` 3: one of each; 2: each pair in turn), rated
+    in the order of their numbers with the service's own model (:func:`scoring.ratings.rated_after`), shown
+    on the familiar scale players see."""
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "maumau.settings")
     import django
 
     django.setup()
     from scoring.ratings import INITIAL_MU, INITIAL_SIGMA, display_value, familiar_rating, rated_after
 
-    jobs = [(rules_name, number, playouts) for number in range(first, first + rounds)]
+    jobs = [(rules_name, players, number, playouts) for number in range(first, first + rounds)]
     with multiprocessing.get_context("fork").Pool(processes) as pool:
         found = sorted(pool.imap_unordered(levels_game, jobs, chunksize=2))
     levels = ("easy", "medium", "hard")
     ratings = {level: (INITIAL_MU, INITIAL_SIGMA) for level in levels}
     wins: Counter[str] = Counter()
+    played: Counter[str] = Counter()
     for _number, ranks in found:
-        after = rated_after([ratings[level] for level in levels], [ranks[level] for level in levels])
-        ratings = dict(zip(levels, after, strict=True))
-        wins.update(level for level in levels if ranks[level] == 1 and list(ranks.values()).count(1) == 1)
-    return {"rules": rules_name, "players": 3, "rounds": len(found), "hard_playouts_per_decision": playouts,
+        seated = [level for level in levels if level in ranks]
+        after = rated_after([ratings[level] for level in seated], [ranks[level] for level in seated])
+        ratings |= dict(zip(seated, after, strict=True))
+        played.update(seated)
+        wins.update(level for level in seated if ranks[level] == 1 and list(ranks.values()).count(1) == 1)
+    return {"rules": rules_name, "players": players, "rounds": len(found), "hard_playouts_per_decision": playouts,
             "levels": {level: {"display_rating": familiar_rating(display_value(*ratings[level])),
                                "mu": round(ratings[level][0], 2), "sigma": round(ratings[level][1], 2),
-                               "wins": wins[level], "win_rate": round(wins[level] / max(len(found), 1), 3),
-                               "interval_95": interval(wins[level], len(found))}
+                               "rounds": played[level], "wins": wins[level],
+                               "win_rate": round(wins[level] / max(played[level], 1), 3),
+                               "interval_95": interval(wins[level], played[level])}
                        for level in levels}}
 
 
@@ -458,6 +466,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="three-player rounds of easy, medium and hard against each other, rated as the "
                              "service rates players (0: none)")
     parser.add_argument("--ratings-rules", default="tavern", choices=sorted(PRESETS))
+    parser.add_argument("--ratings-players", type=int, default=3, choices=sorted(SEATINGS),
+                        help="3: one bot of each level a round; 2: each pair of levels in turn")
     parser.add_argument("--playouts", type=int, default=1000, help="the strong bot's playouts per decision")
     parser.add_argument("--ms", type=float, default=0, help="and at most this many ms per decision (0: no limit)")
     parser.add_argument("--processes", type=int, default=2)
@@ -486,7 +496,7 @@ def main(argv: list[str] | None = None) -> int:
                             args.shown_hands, args.ceiling)
     if args.ratings_rounds:
         report["level_ratings"] = level_ratings(args.ratings_rounds, args.ratings_rules, args.playouts,
-                                                args.processes, args.first_game)
+                                                args.processes, args.first_game, args.ratings_players)
     if args.yardstick_games:
         report["yardstick"] = yardstick(args.yardstick_games, args.processes, line_ups)
     if args.latency_moves:
