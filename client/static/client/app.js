@@ -536,13 +536,14 @@ function tableScreen(id, code = null) {
 // --- league standings and ratings ---------------------------------------------------------------
 
 // A rating as the client shows it: the familiar number, marked provisional below `provisional_rounds`.
+/** @typedef {"easy" | "medium" | "hard"} BotLevel */
+
 /** The bot levels a host may seat, weakest first. @type {BotLevel[]} */
 const BOT_LEVELS = ["easy", "medium", "hard"];
 
 /**
  * Each level's measured strength on the ratings' scale, where a new player reads 1500: the ratings the
  * three levels settled at when played against each other (docs/benchmarks.md, "The bot levels").
- * @typedef {"easy" | "medium" | "hard"} BotLevel
  * @type {Record<BotLevel, number>}
  */
 const BOT_STRENGTH = { easy: 0, medium: 0, hard: 0 };
