@@ -209,9 +209,10 @@ class TableBotApi(APIView):
     @extend_schema(summary="Seat a bot (host only)", request=BotAddSerializer,
                    responses={201: TableSerializer,
                               **errors(400, 401, 404, 409, 429, also={403: LEAGUE_MEMBERS_ONLY})},
-                   description="Levels, weakest first: `easy` plays like a beginner (the medium bot, but half "
-                               "its plays a fitting card at random), `medium` plays like a sensible person, `hard` "
-                               "searches (determinized Monte Carlo over the engine) and moves from a background "
+                   description="Levels, weakest first: `easy` plays like a beginner (four plays in five a "
+                               "fitting card at random, but it goes out when it can), `medium` plays like a "
+                               "sensible person, `hard` searches (determinized Monte Carlo over the engine) and "
+                               "moves from a background "
                                "task just after the request that gave it the turn. `random` plays any legal "
                                "action (its rounds are never rated). The first names `basic` and `strong` are "
                                "still accepted for `medium` and `hard`; the bot is seated under the new name.",

@@ -1046,7 +1046,7 @@ export interface paths {
         put?: never;
         /**
          * Seat a bot (host only)
-         * @description Levels, weakest first: `easy` plays like a beginner (the medium bot, but half its plays a fitting card at random), `medium` plays like a sensible person, `hard` searches (determinized Monte Carlo over the engine) and moves from a background task just after the request that gave it the turn. `random` plays any legal action (its rounds are never rated). The first names `basic` and `strong` are still accepted for `medium` and `hard`; the bot is seated under the new name.
+         * @description Levels, weakest first: `easy` plays like a beginner (four plays in five a fitting card at random, but it goes out when it can), `medium` plays like a sensible person, `hard` searches (determinized Monte Carlo over the engine) and moves from a background task just after the request that gave it the turn. `random` plays any legal action (its rounds are never rated). The first names `basic` and `strong` are still accepted for `medium` and `hard`; the bot is seated under the new name.
          */
         post: operations["tables_bots_create"];
         delete?: never;
