@@ -543,10 +543,11 @@ const BOT_LEVELS = ["easy", "medium", "hard"];
 
 /**
  * Each level's measured strength on the ratings' scale, where a new player reads 1500: the ratings the
- * three levels settled at when played against each other (docs/benchmarks.md, "The bot levels").
+ * three levels settled at when played against each other in two-player tavern rounds, to the nearest
+ * 50 (docs/benchmarks.md, "The bot levels": easy and medium lie within each other's noise there).
  * @type {Record<BotLevel, number>}
  */
-const BOT_STRENGTH = { easy: 0, medium: 0, hard: 0 };
+const BOT_STRENGTH = { easy: 2000, medium: 2000, hard: 2200 };
 
 /**
  * The host's button that seats a bot of `level`, its measured strength on a line under the label.
