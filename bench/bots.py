@@ -1,28 +1,39 @@
-"""Bot benchmark (a script, not a test): how the ``strong`` bot plays, how fast it thinks, how long a
-person waits for it.
+"""Bot benchmark (a script, not a test): how the ``hard`` bot (first named ``strong``) plays, how fast it
+thinks, how long a person waits for it, and where the three levels people choose settle.
 
-    python -m bench.bots --games 2000 --playouts 1000 --processes 2
+    python -m bench.bots --games 2000 --playouts 1400 --ceiling --seed-start 100000 --line-ups classic_2p tavern_2p
+    python -m bench.bots --games 1200 --playouts 1400 --ceiling --seed-start 100000 --line-ups tavern_4p
+    python -m bench.bots --games 2000 --playouts 250 --ceiling --seed-start 100000 --line-ups house_2p
+    python -m bench.bots --games 1200 --playouts 250 --ceiling --seed-start 100000 --line-ups house_4p
+    python -m bench.bots --games 10 --playouts 1000000 --ms 200 --yardstick-games 0 --latency-moves 0   # thinking time
+    python -m bench.bots --games 0 --ratings-rounds 600 --playouts 1400 --yardstick-games 0 --latency-moves 0
     python -m bench.bots --games 0 --latency-moves 60        # only the latency through HTTP
 
 Prints JSON:
 
-- ``win_rates``: ``strong`` against ``basic`` over ``--games`` games per line-up, in the engine
-  (no server): two players in each preset, seats alternating (seat 0 opens every game, so each bot
-  opens half of them); four players in ``tavern`` and ``house``, one ``strong`` and three ``basic``,
-  the strong seat going round. Goals: at least 0.60 with two players, 0.40 with four (chance 0.25).
+- ``win_rates``: ``hard`` against ``basic`` (``medium``) over ``--games`` games per line-up, in the
+  engine (no server): two players in each preset, seats alternating (seat 0 opens every game, so each
+  bot opens half of them); four players in ``tavern`` and ``house``, one ``hard`` and three ``basic``,
+  the hard seat going round. Game ``n`` is dealt from its number and the bot's generator is seeded by
+  it, so ``--seed-start`` picks a fresh range of deals and a run with a playout budget (no ``--ms``)
+  replays exactly. Each win rate has its 95 % interval (Wilson). Issue 41's goals: two players 0.65,
+  four players ``basic``'s own edge in the seat (the yardstick: tavern 0.332, house 0.408); where the
+  perfect-information ceiling is lower than the goal plus 0.02, 0.02 below the ceiling.
   ``no_winner`` counts rounds that ended without one (stalemate, ``max_turns``).
+- ``--ceiling``: every game again with the other hands shown to the same search (the stock still
+  shuffled; ``--shown-hands`` plays only these), a harness never offered as a bot: how far reading the
+  hands could take the search at best, per line-up, on the same deals.
 - ``yardstick``: what the basic bot's own choices are worth in each line-up, without search: one
   basic seat among "sensible random" ones (a legal play at random whenever there is one, never a
-  draw by choice, which is how the playouts play), and one such seat among basic ones
-  (``--yardstick-games`` per side, seconds). A goal for ``strong`` means most beside this spread:
-  with four players the whole of basic's advice moves a seat's share by far less than with two.
-- ``--shown-hands``: the same search with the other hands shown to it (the stock still shuffled), a
-  harness never offered as a bot: how far reading the hands could take the search at best.
-- ``search``: the playouts and engine decisions the strong bot made, its decisions per second of
-  thinking (the playout fast path inside the bot; compare ``python -m bench.engine``'s figures), the
-  time one search took at the budget measured, and how many playouts the service's 200 ms buy at
-  that pace.
-- ``latency``: a person plays rounds of ``classic`` against one strong bot through the HTTP API of
+  draw by choice), and one such seat among basic ones (``--yardstick-games`` per side).
+- ``search``: the playouts and engine decisions the hard bot made, wall and CPU time per search (p50,
+  p99), and playouts per CPU second: the playout budget the worker's 200 ms buy is that pace times
+  0.2 (``--ms 200`` with an unreachable ``--playouts`` gives the thinking time per decision itself).
+- ``level_ratings`` (``--ratings-rounds``): three-player rounds of ``--ratings-rules`` with one easy,
+  one medium and one hard bot (the seating going through every order), rated in round order with
+  the service's own model (``scoring.ratings``: OpenSkill Plackett-Luce) and shown as players see a
+  rating (``display_rating`` = 1500 + 30 x (mu - 3 sigma)).
+- ``latency``: a person plays rounds of ``classic`` against one hard bot through the HTTP API of
   a live server (uvicorn + a Celery worker, started here) with the service's own budget
   (``--service-ms``, the ``MAUMAU_STRONG_BOT_MS`` default 200): per move, the time the person's
   ``POST actions`` takes, and the time until the long-poll (``GET games/{id}?wait=&after=``) shows
@@ -30,14 +41,15 @@ Prints JSON:
 
 A decision at 200 ms makes 2,000 games far too slow for two shared cores, so the games run with a
 budget in playouts per decision (``--playouts``; ``--ms`` adds a time limit) in ``--processes``
-processes; the report says which budget it measured. Each game's generator is seeded by its number,
-so a run with a playout budget and no time limit replays exactly.
+processes; the report says which budget it measured.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
+import math
 import multiprocessing
 import os
 import random
@@ -79,17 +91,23 @@ def strong_game(rules_name: str, players: int, number: int, playouts: int, ms: f
     knowledge.observe(redact_events([deal_event(state)], strong))
     rng = random.Random(number)
     stats: dict[str, int] = {}
-    thinking = 0.0
+    thinking = cpu = 0.0
+    searches: list[tuple[float, float]] = []  # each decision that searched: (wall, CPU) seconds
 
     def choose(seat: int) -> dict[str, Any] | None:
-        nonlocal thinking
+        nonlocal thinking, cpu
         if seat != strong:
             return choose_bot_action(state, seat, "basic", rng)
-        started = time.perf_counter()
+        started, started_cpu = time.perf_counter(), time.process_time()
         deadline = started + ms / 1000 if ms else None
+        before = stats.get("searches", 0)
         action = strong_action(player_view(state, seat), knowledge, rng, playouts=playouts,
                                clock=time.perf_counter if ms else None, deadline=deadline, stats=stats)
-        thinking += time.perf_counter() - started
+        wall, used = time.perf_counter() - started, time.process_time() - started_cpu
+        thinking += wall
+        cpu += used
+        if stats.get("searches", 0) > before:
+            searches.append((wall, used))
         return action
 
     def seen(events: list[dict[str, Any]]) -> None:
@@ -98,7 +116,7 @@ def strong_game(rules_name: str, players: int, number: int, playouts: int, ms: f
     play_round(state, choose, seen)
     return {"won": state.result["winner"] == strong, "no_winner": state.result["winner"] is None,
             "playouts": stats.get("playouts", 0), "decisions": stats.get("decisions", 0),
-            "searches": stats.get("searches", 0), "thinking": thinking}
+            "searches": stats.get("searches", 0), "thinking": thinking, "cpu": cpu, "times": searches}
 
 
 def deal(rules_name: str, players: int, number: int) -> GameState:
@@ -218,41 +236,146 @@ def yardstick(games: int, processes: int, line_ups: list[tuple[str, int]]) -> di
             for name, players in line_ups}
 
 
-def _game(job: tuple[str, int, int, int, float, bool]) -> tuple[str, int, dict[str, Any]]:
+def _game(job: tuple[str, int, int, int, float, bool]) -> tuple[str, int, bool, dict[str, Any]]:
     rules_name, players, number, playouts, ms, shown = job
-    return rules_name, players, strong_game(rules_name, players, number, playouts, ms, shown)
+    return rules_name, players, shown, strong_game(rules_name, players, number, playouts, ms, shown)
+
+
+#: what ``basic`` itself gains over sensible-random play in the strong seat with four players
+#: (the yardstick, 4,000 games per side at 02101b3): the four-player goal of issue 41
+BASIC_EDGE = {"tavern_4p": 0.332, "house_4p": 0.408}
+
+
+def interval(wins: int, games: int) -> list[float] | None:
+    """The 95 % interval of a win rate (Wilson's score interval: sound near 0 and 1 and for few games)."""
+    if not games:
+        return None
+    z = 1.959964
+    share = wins / games
+    middle = (share + z * z / (2 * games)) / (1 + z * z / games)
+    half = z * math.sqrt(share * (1 - share) / games + z * z / (4 * games * games)) / (1 + z * z / games)
+    return [round(middle - half, 3), round(middle + half, 3)]
+
+
+def goal(key: str, ceiling: float | None) -> dict[str, Any]:
+    """Issue 41's goal for a line-up: two players 0.65, four the basic bot's own edge in the seat;
+    where the perfect-information ceiling is lower than the goal plus 0.02, 0.02 below the ceiling."""
+    players = int(key.rsplit("_", 1)[1][:-1])
+    wanted = 0.65 if players == 2 else BASIC_EDGE.get(key, 1 / players)
+    if ceiling is not None and ceiling < wanted + 0.02:
+        return {"win_rate": round(ceiling - 0.02, 3), "from": "ceiling - 0.02"}
+    return {"win_rate": wanted, "from": "0.65 against basic" if players == 2 else "basic's own edge (yardstick)"}
 
 
 def win_rates(games: int, playouts: int, ms: float, processes: int,
-              line_ups: list[tuple[str, int]] = LINE_UPS, first: int = 0, shown: bool = False) -> dict[str, Any]:
-    """``games`` games per line-up, numbered from ``first`` (each seeded by its number)."""
-    jobs = [(name, players, number, playouts, ms, shown) for name, players in line_ups
+              line_ups: list[tuple[str, int]] = LINE_UPS, first: int = 0, shown: bool = False,
+              ceiling: bool = False) -> dict[str, Any]:
+    """``games`` games per line-up, numbered from ``first`` (each dealt and seeded by its number);
+    ``ceiling``: the same games again with the other hands shown to the search (``shown``: only those)."""
+    modes = [True] if shown else [False, True] if ceiling else [False]
+    jobs = [(name, players, number, playouts, ms, mode) for mode in modes for name, players in line_ups
             for number in range(first, first + games)]
-    results: dict[str, list[dict[str, Any]]] = {f"{name}_{players}p": [] for name, players in line_ups}
+    results: dict[tuple[str, bool], list[dict[str, Any]]] = {
+        (f"{name}_{players}p", mode): [] for name, players in line_ups for mode in modes}
     started = time.perf_counter()
     with multiprocessing.get_context("fork").Pool(processes) as pool:
-        for name, players, found in pool.imap_unordered(_game, jobs, chunksize=8):
-            results[f"{name}_{players}p"].append(found)
+        for name, players, mode, found in pool.imap_unordered(_game, jobs, chunksize=4):
+            results[(f"{name}_{players}p", mode)].append(found)
     elapsed = time.perf_counter() - started
     report: dict[str, Any] = {}
-    all_games = [game for found in results.values() for game in found]
-    for key, found in results.items():
-        players = int(key.rsplit("_", 1)[1][:-1])
-        report[key] = {"games": len(found), "strong_wins": sum(g["won"] for g in found),
-                       "no_winner": sum(g["no_winner"] for g in found),
-                       "strong_win_rate": round(sum(g["won"] for g in found) / max(len(found), 1), 3),
-                       "goal": 0.60 if players == 2 else 0.40}
-    thinking = sum(g["thinking"] for g in all_games)
-    decisions = sum(g["decisions"] for g in all_games)
-    playouts = sum(g["playouts"] for g in all_games)
-    searches = sum(g["searches"] for g in all_games)
+    for (key, mode), found in results.items():
+        wins = sum(g["won"] for g in found)
+        line = {"games": len(found), "wins": wins, "no_winner": sum(g["no_winner"] for g in found),
+                "win_rate": round(wins / max(len(found), 1), 3), "interval_95": interval(wins, len(found))}
+        if mode and not shown:
+            report[key]["ceiling"] = line
+        else:
+            report[key] = line
+    for key, line in report.items():
+        top = line.get("ceiling", line if shown else {}).get("win_rate")
+        line["goal"] = goal(key, top)
+        if not shown:
+            line["met"] = line["win_rate"] >= line["goal"]["win_rate"]
+    bot_games = [game for (key, mode), found in results.items() if not mode or shown for game in found]
+    thinking = sum(g["thinking"] for g in bot_games)
+    cpu = sum(g["cpu"] for g in bot_games)
+    decisions = sum(g["decisions"] for g in bot_games)
+    playouts = sum(g["playouts"] for g in bot_games)
+    searches = sum(g["searches"] for g in bot_games)
+    times = [time for g in bot_games for time in g["times"]]
+
+    def ms_at(index: int, share: float) -> float | None:
+        found = harness.percentile([time[index] for time in times], share)
+        return None if found is None else round(1000 * found, 1)
+
     search = {"playouts": playouts, "engine_decisions": decisions, "searches": searches,
-              "thinking_seconds": round(thinking, 1),
-              "decisions_per_second_of_thinking": round(decisions / thinking) if thinking else None,
-              "ms_per_search": round(1000 * thinking / searches, 1) if searches else None,
-              "playouts_in_200_ms": round(0.2 * playouts / thinking) if thinking else None,
+              "thinking_seconds": round(thinking, 1), "cpu_seconds": round(cpu, 1),
+              "decisions_per_cpu_second": round(decisions / cpu) if cpu else None,
+              "ms_per_search": {"wall_p50": ms_at(0, 0.5), "wall_p99": ms_at(0, 0.99),
+                                "cpu_p50": ms_at(1, 0.5), "cpu_p99": ms_at(1, 0.99)},
+              "playouts_per_cpu_second": round(playouts / cpu) if cpu else None,
               "wall_seconds": round(elapsed, 1)}
     return {"win_rates": report, "search": search}
+
+
+# --- the levels against each other, rated as the service rates players -----------------------------------
+
+#: the seatings of a ratings round by its players: every order of the three levels, or of each two
+SEATINGS = {3: list(itertools.permutations(("easy", "medium", "hard"))),
+            2: list(itertools.permutations(("easy", "medium", "hard"), 2))}
+
+
+def levels_game(job: tuple[str, int, int, int]) -> tuple[int, dict[str, int]]:
+    """One round of ``rules_name`` with bots of different levels (the seating by ``number``): each level's rank."""
+    rules_name, players, number, playouts = job
+    seatings = SEATINGS[players]
+    levels = seatings[number % len(seatings)]
+    state = new_game(PRESETS[rules_name], len(levels), seed=f"bench-bots-levels-{rules_name}-{number}")
+    hard = levels.index("hard") if "hard" in levels else -1
+    knowledge = Knowledge(state.rules, max(hard, 0))
+    knowledge.observe(redact_events([deal_event(state)], max(hard, 0)))
+    rng = random.Random(number)
+
+    def choose(seat: int) -> dict[str, Any] | None:
+        if seat != hard:
+            return choose_bot_action(state, seat, levels[seat], rng)
+        return strong_action(player_view(state, seat), knowledge, rng, playouts=playouts)
+
+    play_round(state, choose, lambda events: knowledge.observe(redact_events(events, max(hard, 0))))
+    return number, {levels[row["seat"]]: row["rank"] for row in state.result["players"]}
+
+
+def level_ratings(rounds: int, rules_name: str, playouts: int, processes: int, first: int,
+                  players: int = 3) -> dict[str, Any]:
+    """``rounds`` rounds of bots of different levels (``players`` 3: one of each; 2: each pair in turn), rated
+    in the order of their numbers with the service's own model (:func:`scoring.ratings.rated_after`), shown
+    on the familiar scale players see."""
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "maumau.settings")
+    import django
+
+    django.setup()
+    from scoring.ratings import INITIAL_MU, INITIAL_SIGMA, display_value, familiar_rating, rated_after
+
+    jobs = [(rules_name, players, number, playouts) for number in range(first, first + rounds)]
+    with multiprocessing.get_context("fork").Pool(processes) as pool:
+        found = sorted(pool.imap_unordered(levels_game, jobs, chunksize=2))
+    levels = ("easy", "medium", "hard")
+    ratings = {level: (INITIAL_MU, INITIAL_SIGMA) for level in levels}
+    wins: Counter[str] = Counter()
+    played: Counter[str] = Counter()
+    for _number, ranks in found:
+        seated = [level for level in levels if level in ranks]
+        after = rated_after([ratings[level] for level in seated], [ranks[level] for level in seated])
+        ratings |= dict(zip(seated, after, strict=True))
+        played.update(seated)
+        wins.update(level for level in seated if ranks[level] == 1 and list(ranks.values()).count(1) == 1)
+    return {"rules": rules_name, "players": players, "rounds": len(found), "hard_playouts_per_decision": playouts,
+            "levels": {level: {"display_rating": familiar_rating(display_value(*ratings[level])),
+                               "mu": round(ratings[level][0], 2), "sigma": round(ratings[level][1], 2),
+                               "rounds": played[level], "wins": wins[level],
+                               "win_rate": round(wins[level] / max(played[level], 1), 3),
+                               "interval_95": interval(wins[level], played[level])}
+                       for level in levels}}
 
 
 # --- latency through the HTTP API ------------------------------------------------------------------------
@@ -333,9 +456,18 @@ def _until_my_turn(client: Any, game: dict[str, Any]) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--games", type=int, default=2000, help="games per line-up (0: none)")
-    parser.add_argument("--first-game", type=int, default=0,
-                        help="the number of the first game (games are seeded by their number: a later "
-                             "run on fresh deals confirms what an earlier one found)")
+    parser.add_argument("--seed-start", "--first-game", dest="first_game", type=int, default=0,
+                        help="the number of the first game (games are dealt and seeded by their number: a "
+                             "later run on a fresh seed range confirms what an earlier one found)")
+    parser.add_argument("--ceiling", action="store_true",
+                        help="also play every game with the other hands shown to the search: the "
+                             "perfect-information ceiling of each line-up, on the same deals")
+    parser.add_argument("--ratings-rounds", type=int, default=0,
+                        help="three-player rounds of easy, medium and hard against each other, rated as the "
+                             "service rates players (0: none)")
+    parser.add_argument("--ratings-rules", default="tavern", choices=sorted(PRESETS))
+    parser.add_argument("--ratings-players", type=int, default=3, choices=sorted(SEATINGS),
+                        help="3: one bot of each level a round; 2: each pair of levels in turn")
     parser.add_argument("--playouts", type=int, default=1000, help="the strong bot's playouts per decision")
     parser.add_argument("--ms", type=float, default=0, help="and at most this many ms per decision (0: no limit)")
     parser.add_argument("--processes", type=int, default=2)
@@ -357,12 +489,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.games:
         report["budget"] = {"playouts_per_decision": args.playouts, "ms_per_decision": args.ms or None,
                             "processes": args.processes}
-        if args.first_game:
-            report["budget"]["first_game"] = args.first_game
+        report["budget"]["seed_start"] = args.first_game
         if args.shown_hands:
             report["budget"]["shown_hands"] = True
         report |= win_rates(args.games, args.playouts, args.ms, args.processes, line_ups, args.first_game,
-                            args.shown_hands)
+                            args.shown_hands, args.ceiling)
+    if args.ratings_rounds:
+        report["level_ratings"] = level_ratings(args.ratings_rounds, args.ratings_rules, args.playouts,
+                                                args.processes, args.first_game, args.ratings_players)
     if args.yardstick_games:
         report["yardstick"] = yardstick(args.yardstick_games, args.processes, line_ups)
     if args.latency_moves:

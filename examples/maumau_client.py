@@ -120,7 +120,7 @@ class MauMau:
     def join_table(self, table_id: int) -> Json:
         return self._call("POST", f"/tables/{table_id}/join")
 
-    def add_bot(self, table_id: int, level: str = "basic") -> Json:
+    def add_bot(self, table_id: int, level: str = "medium") -> Json:
         return self._call("POST", f"/tables/{table_id}/bots", {"level": level})
 
     def start_round(self, table_id: int) -> Json:

@@ -27,7 +27,7 @@ class Player(models.Model):
     shown as ``bot`` in every view. Whether someone is there to be told things (notifications, the
     host's role) goes by having a user."""
 
-    BOT_LEVELS = [("random", "random"), ("basic", "basic"), ("strong", "strong")]
+    BOT_LEVELS = [("random", "random"), ("easy", "easy"), ("medium", "medium"), ("hard", "hard")]
 
     name = models.CharField(max_length=64)
     user = models.OneToOneField(

@@ -9,7 +9,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from games.engine.actions import WORDS
-from games.engine.bots import BOT_LEVELS
+from games.engine.bots import BOT_LEVELS, bot_level
 from games.engine.cards import SUITS
 from games.schema import (
     CARD_PATTERN,
@@ -128,7 +128,13 @@ class EntropySerializer(StrictSerializer):
 
 
 class BotAddSerializer(StrictSerializer):
-    level = StrictChoiceField(choices=list(BOT_LEVELS), default="basic")
+    level = StrictChoiceField(
+        choices=list(BOT_LEVELS), default="medium",
+        help_text="`easy`, `medium` or `hard` (`random` plays any legal action and is never rated); the first "
+                  "names `basic` (= `medium`) and `strong` (= `hard`) are still accepted.")
+
+    def validate_level(self, value: str) -> str:
+        return bot_level(value)
 
 
 SETUP_SCHEMA = ref("DealSetup")  # allow_null adds the null

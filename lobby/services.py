@@ -125,7 +125,7 @@ def _pool_match(pool: str) -> int:
 
 
 def _seeks_seat(seeks: list[Seek], *, bots: int) -> Game:
-    """One table for ``seeks`` (the oldest hosts) and ``bots`` basic bots, its first round started; every
+    """One table for ``seeks`` (the oldest hosts) and ``bots`` medium bots, its first round started; every
     seeker is told ``game_started``."""
     first = seeks[0]
     table = game_services.table_create(host=first.player, rules=first.rules, options=_overrides(first.options),
@@ -133,7 +133,7 @@ def _seeks_seat(seeks: list[Seek], *, bots: int) -> Game:
     for seek in seeks[1:]:
         game_services.table_join(table_id=table.pk, player=seek.player)
     for _bot in range(bots):
-        game_services.table_bot_add(table_id=table.pk, player=first.player, level="basic")
+        game_services.table_bot_add(table_id=table.pk, player=first.player, level="medium")
     game = game_services.round_start(table_id=table.pk, player=first.player)
     now = timezone.now()
     updated = Seek.objects.filter(pk__in=[s.pk for s in seeks], status="open").update(

@@ -209,12 +209,17 @@ class TableBotApi(APIView):
     @extend_schema(summary="Seat a bot (host only)", request=BotAddSerializer,
                    responses={201: TableSerializer,
                               **errors(400, 401, 404, 409, 429, also={403: LEAGUE_MEMBERS_ONLY})},
-                   description="`random` plays any legal action, `basic` plays like a sensible person, `strong` "
-                               "searches (determinized Monte Carlo over the engine) and "
-                               "moves from a background task just after the request that gave it the turn.",
-                   examples=[example("The basic bot", {"level": "basic"}),
-                             example("The random bot", {"level": "random"}),
-                             example("The strong bot", {"level": "strong"})])
+                   description="Levels, weakest first: `easy` plays like a beginner (four plays in five a "
+                               "fitting card at random, but it goes out when it can), `medium` plays like a "
+                               "sensible person, `hard` searches (determinized Monte Carlo over the engine) and "
+                               "moves from a background "
+                               "task just after the request that gave it the turn. `random` plays any legal "
+                               "action (its rounds are never rated). The first names `basic` and `strong` are "
+                               "still accepted for `medium` and `hard`; the bot is seated under the new name.",
+                   examples=[example("The medium bot", {"level": "medium"}),
+                             example("The easy bot", {"level": "easy"}),
+                             example("The hard bot", {"level": "hard"}),
+                             example("The random bot", {"level": "random"})])
     def post(self, request: Request, table_id: int) -> Response:
         data = validated(BotAddSerializer, request)
         services.table_bot_add(table_id=table_id, player=caller(request), level=data["level"])

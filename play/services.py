@@ -242,6 +242,7 @@ def table_bot_add(*, table_id: int, player: Player, level: str) -> Table:
         raise ConflictError("table_full", details={"max_players": table.max_players})
     members.league_seat_check(league_id=table.league_id, player=player)  # a member seats the league's bots
     position = max((s.position for s in seats), default=-1) + 1
+    level = engine.bot_level(level)
     bot = Player.objects.create(name=f"Bot {position} ({level})", is_bot=True, bot_level=level)
     _seat_add(table, position, bot, bot_controlled=True)
     return table
@@ -769,8 +770,8 @@ def _bots_play(locked: LockedRound) -> None:
                         return
         turn = locked.state.turn
         if turn is not None and locked.seats[turn].bot_controlled:
-            level = locked.seats[turn].player.bot_level or "basic"
-            if level == "strong":  # it thinks in a task after the commit, not under this lock (play.thinking)
+            level = engine.bot_level(locked.seats[turn].player.bot_level)  # rows of before: basic, strong
+            if level == "hard":  # it thinks in a task after the commit, not under this lock (play.thinking)
                 tasks.bot_move_schedule(locked.game)
                 return
             generator = random.Random(engine.bot_seed(locked.game.seed, locked.game.version))

@@ -41,7 +41,7 @@ def bot_move_make(*, game_id: int, version: int) -> str:
     seats = game.seats_in_order(Seat.objects.filter(table_id=game.table_id).select_related("player"))
     state = game.engine_state()
     seat = state.turn
-    if not seats[seat].bot_controlled or seats[seat].player.bot_level != "strong":
+    if not seats[seat].bot_controlled or engine.bot_level(seats[seat].player.bot_level) != "hard":
         return STALE
     choice = strong_choice(game, state, seat)
     if choice is None:

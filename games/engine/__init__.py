@@ -7,13 +7,13 @@ bots and the turn clock choose through :func:`legal_actions`, and every response
 played), :mod:`~games.engine.effects` (what each card does), :mod:`~games.engine.calls` ("Mau",
 "Pik", "Hermann"), :mod:`~games.engine.moves` (listing the legal actions), :mod:`~games.engine.results`,
 :mod:`~games.engine.playouts` (the fast path search runs on), :mod:`~games.engine.search` (the
-``strong`` bot);
+``hard`` bot);
 the options and presets are in :mod:`~games.engine.rules`, the events in :mod:`~games.engine.events`,
 the fair deal's hashes in :mod:`~games.engine.seeds`.
 """
 
 from .actions import ActionError, parse_action
-from .bots import BOT_LEVELS, choose_bot_action
+from .bots import BOT_LEVELS, LEVELS, bot_level, choose_bot_action
 from .cards import build_deck, card_names, house_points, is_card_code, ranking_points
 from .legality import IllegalAction
 from .moves import legal_actions
@@ -27,6 +27,7 @@ from .view import deal_event, player_view, redact_event, redact_events
 
 __all__ = [
     "BOT_LEVELS",
+    "LEVELS",
     "PRESETS",
     "ActionError",
     "GameState",
@@ -38,6 +39,7 @@ __all__ = [
     "SetupError",
     "apply",
     "bot_seed",
+    "bot_level",
     "build_deck",
     "card_names",
     "choose_bot_action",

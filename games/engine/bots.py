@@ -1,8 +1,13 @@
-"""Bots: ``random`` (a uniformly chosen legal action) and ``basic`` (plays like a sensible person).
+"""Bots, by the levels people choose: ``easy``, ``medium`` (the basic bot: plays like a sensible
+person) and ``hard`` (searches); and ``random`` (a uniformly chosen legal action, never rated).
 
-The third level, ``strong``, searches (:mod:`games.engine.search`): it needs the events its seat was
-shown, not only the state, so the service runs it apart; here any level but ``random`` plays as
-``basic`` (which is also how the turn clock's ``autoplay`` finishes a turn).
+``hard`` searches (:mod:`games.engine.search`): it needs the events its seat was shown, not only the
+state, so the service runs it apart; here ``hard`` plays as ``medium`` (which is also how the turn
+clock's ``autoplay`` finishes a turn). ``easy`` plays like a beginner: it says every call, plays
+when it can and goes out when it can, but most of its plays (:data:`EASY_SLIPS`) are a fitting card
+at random, a jack among them, with a wish at random; the others are the basic bot's. Its slips come
+from the generator it is given (the service seeds it from the round), so it replays exactly. The names the service first
+had, ``basic`` and ``strong``, stay accepted for ``medium`` and ``hard`` (:func:`bot_level`).
 
 Both choose only from :func:`~games.engine.moves.legal_actions`, so a bot can never make an
 illegal move. The basic bot follows the seeds' advice: say every call; counter a 7 with a 7;
@@ -23,7 +28,14 @@ from .moves import legal_actions
 from .state import GameState
 
 #: the bot levels a table may seat, weakest first
-BOT_LEVELS = ("random", "basic", "strong")
+LEVELS = ("random", "easy", "medium", "hard")
+#: the first names of two levels, still accepted
+LEVEL_ALIASES = {"basic": "medium", "strong": "hard"}
+#: every name a client may send for a level (the levels, then the aliases)
+BOT_LEVELS = LEVELS + tuple(LEVEL_ALIASES)
+#: the share of an easy bot's plays made at random among its fitting cards (at 0.5, in two-player
+#: tavern rounds rated against each other, easy and medium settled within each other's noise)
+EASY_SLIPS = 0.8
 
 # The basic bot's weights for a play (search weighs hands with them too: ``playouts.basic_weigh``).
 PER_CARD = 10.0  # each card laid
@@ -38,16 +50,39 @@ WISH_HELD = 0.5  # a wish: per card left of the wished suit, again (the suit hel
 WISH_NEXT_LACKS = 0.3  # a wish of a suit the next seat lacks, again (breaks ties)
 
 
+def bot_level(name: str) -> str:
+    """The level a stored or sent name stands for (``basic`` is ``medium``, ``strong`` is ``hard``;
+    no name at all is ``medium``, as the service's first bots were)."""
+    name = LEVEL_ALIASES.get(name, name) or "medium"
+    if name not in LEVELS:
+        raise ValueError(f"unknown bot level {name!r}")
+    return name
+
+
 def choose_bot_action(state: GameState, seat: int, level: str,
                       rng: random.Random | None) -> dict[str, Any] | None:
     """The bot's action for ``seat``, or None when it may not act."""
     actions = legal_actions(state, seat)
     if not actions:
         return None
+    level = bot_level(level)
+    if level in ("random", "easy") and rng is None:
+        raise ValueError(f"the {level} bot needs an rng")
     if level == "random":
-        if rng is None:
-            raise ValueError("the random bot needs an rng")
-        return _pick_names(rng.choice(actions), rng)
+        return _pick_names(rng.choice(actions), rng)  # type: ignore[union-attr]
+    if level == "easy":
+        return _easy(state, seat, actions, rng)  # type: ignore[arg-type]
+    return _basic(state, seat, actions)
+
+
+def _easy(state: GameState, seat: int, actions: list[dict[str, Any]], rng: random.Random) -> dict[str, Any]:
+    """The basic bot's action, but a fitting card at random for :data:`EASY_SLIPS` of its plays (never
+    when a play would go out: a beginner sees that)."""
+    plays = [action for action in actions if action["type"] == "play"]
+    if plays and not any(action["type"] == "say" for action in actions) and rng.random() < EASY_SLIPS:
+        held = len(state.hands[seat])
+        if all(len(action["cards"]) < held for action in plays):
+            return _pick_names(rng.choice(plays), rng)
     return _basic(state, seat, actions)
 
 

@@ -205,7 +205,7 @@ def _play_one(state: GameState, seat: int, card: str, wish: str | None, compact:
 
 
 def playout(state: GameState, random: Callable[[], float], plays_first: bool = False, sensible: bool = False,
-            limit: int = 1 << 30) -> int:
+            limit: int = 1 << 30, basic: bool = False) -> int:
     """Play the round to its end with random moves (``random`` is a generator's ``random`` method);
     returns the decisions made; it stops after ``limit`` decisions (the round still active).
     ``plays_first``: a seat that can play plays (a uniform choice among its plays) and draws or
@@ -213,6 +213,8 @@ def playout(state: GameState, random: Callable[[], float], plays_first: bool = F
     ``sensible`` (implies ``plays_first``) also keeps jacks for when nothing else fits and wishes the
     suit its player holds most, as the basic bot does: search that models its opponents so sees
     further than one that assumes they play at random.
+    ``basic`` (implies ``sensible``; compact rules only) makes every play the basic bot's own choice
+    (:func:`basic_weigh`): the service's other bots are basic bots, and people play much like them.
 
     Under compact rules only the seat on turn ever acts. Otherwise (calls, the Hermann race) the
     other seats say what they may before each turn, as the service's bots do, and a joker is named
@@ -220,6 +222,8 @@ def playout(state: GameState, random: Callable[[], float], plays_first: bool = F
     """
     compact = _compact(state.rules)
     decisions = 0
+    basic = basic and compact is not None
+    sensible = sensible or basic
     plays_first = plays_first or sensible
     if compact is not None:  # _compact_moves, inlined: this loop is where search spends its time
         fitting, on_top, jacks, wished = compact.fitting, compact.on_top, compact.jacks, compact.wished
@@ -243,6 +247,16 @@ def playout(state: GameState, random: Callable[[], float], plays_first: bool = F
                     if fit is None:
                         fit = compact.fit(state.top, state.wish, state.first_wish)
                 moves = [card for card in candidates if card in fit]
+                if basic and moves:
+                    players = len(hands)
+                    lacking = state.lacking.get((seat + state.direction) % players, ())
+                    near_end = min(len(other) for index, other in enumerate(hands) if index != seat) <= bots.NEAR_END
+                    card, wish = basic_weigh(hand, moves, lacking, near_end, compact)[0]
+                    if state.penalized_plays:
+                        state.penalized_plays = []
+                    _play_one(state, seat, card, wish, compact)
+                    decisions += 1
+                    continue
                 if sensible and moves:
                     plain = [card for card in moves if card not in jacks] or moves
                     card = plain[int(random() * len(plain))]

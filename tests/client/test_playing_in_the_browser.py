@@ -90,9 +90,9 @@ def test_a_guest_plays_a_whole_tavern_round_against_bots_to_its_end_and_is_on_th
     sign_up_as_guest(page, server, "Gina")
     screenshot(page, "lobby-desktop")
     create_table(page, "tavern", 3)
-    page.get_by_role("button", name="Add bot: basic bot").click()
+    page.get_by_role("button", name="Add bot: medium bot").click()
     expect(page.locator(".list li", has_text="Bot 1")).to_be_visible()
-    page.get_by_role("button", name="Add bot: basic bot").click()  # a round with a random bot is not rated
+    page.get_by_role("button", name="Add bot: medium bot").click()  # a round with a random bot is not rated
     expect(page.locator(".list li", has_text="Bot 2")).to_be_visible()
     page.get_by_role("button", name="Start round").click()
     expect(page.locator("#hand")).to_be_visible()

@@ -84,9 +84,9 @@ def test_four_and_six_seats_on_a_small_phone_do_not_overlap_and_keep_the_names(s
     assert not any(overlap(box, piles) for box in found)
     # A long name is shortened with care on the seat; the full one is its accessible name and tooltip.
     seat = page.locator(".seat[data-seat='1'] .name")
-    expect(seat).to_have_attribute("title", "Bot 1 (basic)")
+    expect(seat).to_have_attribute("title", "Bot 1 (medium)")
     expect(seat.locator("[aria-hidden='true']")).to_have_text("Bot 1")
-    expect(seat.locator(".sr-only").first).to_have_text("Bot 1 (basic)")
+    expect(seat.locator(".sr-only").first).to_have_text("Bot 1 (medium)")
     screenshot(page, f"table-{seats}-seats-360")
 
 

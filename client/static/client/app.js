@@ -548,12 +548,7 @@ function tableScreen(id, code = null) {
     Array.from({ length: table.free_seats || 0 }, () => h("li", { class: "muted" }, t("table.free"))));
     const actions = h("div", { class: "actions" });
     if (host && table.status !== "closed" && table.free_seats > 0 && !table.current_game) {
-      for (const level of ["basic", "random"]) {
-        actions.append(h("button", { type: "button", onclick: () => attempt(async () => {
-          await post(`tables/${id}/bots`, { level });
-          await refresh();
-        }) }, `${t("table.bot.add")}: ${t(`table.bot.${level}`)}`));
-      }
+      for (const level of BOT_LEVELS) actions.append(botButton(id, level, refresh));
     }
     const running = table.current_game && table.status === "playing";
     if (running) {
@@ -609,6 +604,36 @@ function tableScreen(id, code = null) {
     }
   });
   return () => { alive = false; stop(); };
+}
+
+// --- the bots a host may seat --------------------------------------------------------------------
+
+/** @typedef {"easy" | "medium" | "hard"} BotLevel */
+
+/** The bot levels a host may seat, weakest first. @type {BotLevel[]} */
+const BOT_LEVELS = ["easy", "medium", "hard"];
+
+/**
+ * Each level's measured strength on the ratings' scale, where a new player reads 1500: the ratings the
+ * three levels settled at when played against each other in two-player tavern rounds, to the nearest
+ * 50 (docs/benchmarks.md, "The bot levels": easy and medium lie within each other's noise there).
+ * @type {Record<BotLevel, number>}
+ */
+const BOT_STRENGTH = { easy: 2000, medium: 2000, hard: 2200 };
+
+/**
+ * The host's button that seats a bot of `level`, its measured strength on a line under the label.
+ * @param {string} id the table's id
+ * @param {BotLevel} level
+ * @param {() => Promise<void>} refresh redraws the table once the bot sits
+ * @returns {HTMLElement}
+ */
+function botButton(id, level, refresh) {
+  return h("button", { type: "button", class: "bot-level", "data-level": level, onclick: () => attempt(async () => {
+    await post(`tables/${id}/bots`, { level });
+    await refresh();
+  }) }, h("span", {}, `${t("table.bot.add")}: ${t(`table.bot.${level}`)}`),
+  h("small", { class: "muted" }, t("table.bot.strength", { r: BOT_STRENGTH[level] })));
 }
 
 // --- league standings and ratings ---------------------------------------------------------------

@@ -1066,7 +1066,7 @@ export interface paths {
         put?: never;
         /**
          * Seat a bot (host only)
-         * @description `random` plays any legal action, `basic` plays like a sensible person, `strong` searches (determinized Monte Carlo over the engine) and moves from a background task just after the request that gave it the turn.
+         * @description Levels, weakest first: `easy` plays like a beginner (four plays in five a fitting card at random, but it goes out when it can), `medium` plays like a sensible person, `hard` searches (determinized Monte Carlo over the engine) and moves from a background task just after the request that gave it the turn. `random` plays any legal action (its rounds are never rated). The first names `basic` and `strong` are still accepted for `medium` and `hard`; the bot is seated under the new name.
          */
         post: operations["tables_bots_create"];
         delete?: never;
@@ -1366,16 +1366,29 @@ export interface components {
          */
         AssignableLeagueRole: "scorekeeper" | "member";
         BotAddRequest: {
-            /** @default basic */
+            /**
+             * @description `easy`, `medium` or `hard` (`random` plays any legal action and is never rated); the first names `basic` (= `medium`) and `strong` (= `hard`) are still accepted.
+             *
+             *     * `random` - random
+             *     * `easy` - easy
+             *     * `medium` - medium
+             *     * `hard` - hard
+             *     * `basic` - basic
+             *     * `strong` - strong
+             * @default medium
+             */
             level?: components["schemas"]["BotLevel"];
         };
         /**
          * @description * `random` - random
+         *     * `easy` - easy
+         *     * `medium` - medium
+         *     * `hard` - hard
          *     * `basic` - basic
          *     * `strong` - strong
          * @enum {string}
          */
-        BotLevel: "random" | "basic" | "strong";
+        BotLevel: "random" | "easy" | "medium" | "hard" | "basic" | "strong";
         /** @enum {string} */
         CallWord: "mau" | "maumau" | "pik" | "hermann";
         Challenge: {

@@ -1,0 +1,122 @@
+"""The bot levels people choose: ``easy`` is a real, weaker bot (the basic bot with slips) that replays
+from its generator; ``medium`` is the basic bot; the first names ``basic`` and ``strong`` still mean
+``medium`` and ``hard``; and the hard bot's playouts play every seat as the basic bot would."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from games.engine import RuleSet, apply, bot_level, choose_bot_action, legal_actions, new_game
+from games.engine.playouts import playout
+
+SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def test_the_first_level_names_mean_medium_and_hard():
+    assert [bot_level(name) for name in ("basic", "strong", "easy", "medium", "hard", "random", "")] == \
+        ["medium", "hard", "easy", "medium", "hard", "random", "medium"]
+    with pytest.raises(ValueError):
+        bot_level("grandmaster")
+
+
+def test_the_basic_name_plays_exactly_as_medium():
+    state = new_game(RuleSet.from_preset("tavern"), 3, seed=5)
+    while state.status == "active":
+        seat = state.turn
+        action = choose_bot_action(state, seat, "medium", None)
+        assert action == choose_bot_action(state, seat, "basic", None)
+        apply(state, seat, action)
+
+
+def _round(preset: str, levels: list[str], seed: int) -> list[tuple[int, dict[str, Any]]]:
+    """A whole round of bots of ``levels``, every seat's generator seeded from ``seed``."""
+    state = new_game(RuleSet.from_preset(preset), len(levels), seed=seed)
+    rng = random.Random(seed)
+    moves = []
+    while state.status == "active":
+        seat = state.turn
+        for other in range(len(levels)):  # calls first, as the service's bots say them
+            if other != seat and state.status == "active":
+                action = choose_bot_action(state, other, levels[other], rng)
+                if action is not None and action["type"] == "say":
+                    apply(state, other, action)
+                    moves.append((other, action))
+        if state.status != "active":
+            break
+        action = choose_bot_action(state, seat, levels[seat], rng)
+        assert action in legal_actions(state, seat) or action.get("as"), action
+        apply(state, seat, action)
+        moves.append((seat, action))
+    return moves
+
+
+@SETTINGS
+@given(preset=st.sampled_from(["classic", "tavern", "house"]), seed=st.integers(0, 2**32 - 1))
+def test_an_easy_bot_plays_legal_actions_and_replays_from_its_generator(preset, seed):
+    assert _round(preset, ["easy", "easy", "medium"], seed) == _round(preset, ["easy", "easy", "medium"], seed)
+
+
+def test_an_easy_bot_needs_a_generator():
+    state = new_game(RuleSet.from_preset("classic"), 2, seed=1)
+    with pytest.raises(ValueError):
+        choose_bot_action(state, state.turn, "easy", None)
+
+
+def test_an_easy_bot_chooses_otherwise_than_medium_where_it_has_a_choice():
+    """Over many decisions with two or more plays, easy leaves medium's choice often, but not always."""
+    same = differs = 0
+    for seed in range(40):
+        state = new_game(RuleSet.from_preset("tavern"), 2, seed=seed)
+        rng = random.Random(seed)
+        while state.status == "active":
+            seat = state.turn
+            plays = [action for action in legal_actions(state, seat) if action["type"] == "play"]
+            easy = choose_bot_action(state, seat, "easy", rng)
+            medium = choose_bot_action(state, seat, "medium", None)
+            if len(plays) > 1:
+                same += easy == medium
+                differs += easy != medium
+            apply(state, seat, medium)
+    assert differs > 50 and same > 10
+
+
+def test_an_easy_bot_still_plays_when_it_can_and_says_its_calls():
+    """Its slips are among its plays: it never draws by choice with a card that fits."""
+    for seed in range(30):
+        state = new_game(RuleSet.from_preset("house"), 3, seed=seed)
+        rng = random.Random(seed)
+        while state.status == "active":
+            seat = state.turn
+            actions = legal_actions(state, seat)
+            easy = choose_bot_action(state, seat, "easy", rng)
+            if any(action["type"] == "say" for action in actions):
+                assert easy["type"] == "say"
+            elif any(action["type"] == "play" for action in actions):
+                assert easy["type"] == "play"
+            apply(state, seat, choose_bot_action(state, seat, "medium", None))
+
+
+@SETTINGS
+@given(preset=st.sampled_from(["classic", "tavern"]), seed=st.integers(0, 2**32 - 1), players=st.integers(2, 5))
+def test_a_basic_playout_plays_every_seat_as_the_basic_bot_would(preset, seed, players):
+    """The hard bot's playouts model the others (and itself) as the basic bot: where a seat can play,
+    the playout lays the card (and wishes the suit) the basic bot chooses."""
+    state = new_game(RuleSet.from_preset(preset), players, seed=seed)
+    checked = 0
+    while state.status == "active" and checked < 60:
+        seat = state.turn
+        plays = [action for action in legal_actions(state, seat) if action["type"] == "play"]
+        expected = choose_bot_action(state, seat, "medium", None)
+        stepped = state.copy()
+        playout(stepped, random.Random(seed).random, basic=True, limit=1)
+        if plays and not state.pending_draw:
+            apply(state, seat, expected)
+            assert stepped.to_json() == state.to_json(), (expected, seat)
+            checked += 1
+        else:
+            state = stepped
