@@ -13,13 +13,7 @@ from bench.push_service import PushService
 from notify import reader, services
 from notify.models import Delivery, Outbox
 from streams.models import Notification
-from tests.notify.push_helpers import subscribe_phone
-
-
-def _move(client: Any, gid: int, card: str, capture: Any) -> None:
-    with capture(execute=True):  # a worker's commit: no task runs (CELERY_TASK_ALWAYS_EAGER is off)
-        answer = client.post(f"/api/v1/games/{gid}/actions", {"type": "play", "cards": [card]}, format="json")
-    assert answer.status_code == 200, answer.content
+from tests.notify.push_helpers import play_card, subscribe_phone
 
 
 def test_a_moves_notification_waits_in_the_outbox_and_the_reader_sends_it_once(
@@ -28,7 +22,7 @@ def test_a_moves_notification_waits_in_the_outbox_and_the_reader_sends_it_once(
 ) -> None:
     ada, bo, gid = round_for_two()
     subscribe_phone(bo, push_service, "bo")
-    _move(ada, gid, "KH", django_capture_on_commit_callbacks)
+    play_card(ada, gid, "KH", django_capture_on_commit_callbacks)
     note = Notification.objects.get(player_id=bo.player_id, kind="your_turn")
     assert list(Outbox.objects.values_list("notification_id", flat=True)) == [note.pk]
     assert not Delivery.objects.exists() and push_service.for_("bo") == []
@@ -43,7 +37,7 @@ def test_a_player_without_a_target_leaves_nothing_in_the_outbox(
     round_for_two: Callable[[], tuple[Any, Any, int]], push_on: str, django_capture_on_commit_callbacks: Any,
 ) -> None:
     ada, _bo, gid = round_for_two()
-    _move(ada, gid, "KH", django_capture_on_commit_callbacks)
+    play_card(ada, gid, "KH", django_capture_on_commit_callbacks)
     assert not Outbox.objects.exists()
 
 
@@ -55,14 +49,14 @@ def test_the_reader_takes_due_retries_in_a_batch_and_only_the_newest_your_turn_o
     ada, bo, gid = round_for_two()
     subscribe_phone(bo, push_service, "bo")
     push_service.subscriptions["bo"].status = 503
-    _move(ada, gid, "KH", django_capture_on_commit_callbacks)
+    play_card(ada, gid, "KH", django_capture_on_commit_callbacks)
     services.outbox_read(wait=True)
     older = Delivery.objects.get(player_id=bo.player_id)
     assert older.outcome == "retrying" and older.lease_until is None
     in_flight = timezone.now() + timedelta(seconds=60)
     Delivery.objects.filter(pk=older.pk).update(lease_until=in_flight)  # its retry on its way, unanswered
-    _move(bo, gid, "QH", django_capture_on_commit_callbacks)
-    _move(ada, gid, "10H", django_capture_on_commit_callbacks)
+    play_card(bo, gid, "QH", django_capture_on_commit_callbacks)
+    play_card(ada, gid, "10H", django_capture_on_commit_callbacks)
     services.outbox_read(wait=True)
     newer = Delivery.objects.filter(player_id=bo.player_id, kind="your_turn").latest("pk")
     assert newer.outcome == "retrying"
@@ -86,7 +80,7 @@ def test_a_reader_that_died_before_its_commit_leaves_the_outbox_to_the_next(
 
     ada, bo, gid = round_for_two()
     subscribe_phone(bo, push_service, "bo")
-    _move(ada, gid, "KH", django_capture_on_commit_callbacks)
+    play_card(ada, gid, "KH", django_capture_on_commit_callbacks)
     real = services._deliveries_rows  # noqa: SLF001 - the test kills the reader inside its transaction
 
     def dies(ids: list[int]) -> Any:
