@@ -35,11 +35,14 @@ def screenshot(page: Any, name: str) -> None:
 
 
 def boxes(page: Any, selector: str) -> list[dict[str, float]]:
-    """The boxes of `selector`'s elements, once every one of them is drawn."""
-    for index in range(page.locator(selector).count()):
-        expect(page.locator(selector).nth(index)).to_be_visible()
-    return page.eval_on_selector_all(selector, "nodes => nodes.map(n => { const r = n.getBoundingClientRect(); "
-                                               "return {x: r.x, y: r.y, w: r.width, h: r.height}; })")
+    """The boxes of `selector`'s elements, read in one frame once every one of them is drawn: the table
+    redraws its seats as the players' presence comes in, and boxes read one by one could straddle a
+    redraw (a seat read between two draws measured 0 x 0)."""
+    drawn = page.wait_for_function(
+        "selector => { const boxes = [...document.querySelectorAll(selector)].map((n) => { "
+        "const r = n.getBoundingClientRect(); return {x: r.x, y: r.y, w: r.width, h: r.height}; }); "
+        "return boxes.length > 0 && boxes.every((b) => b.w > 0 && b.h > 0) && boxes; }", arg=selector)
+    return drawn.json_value()
 
 
 def overlap(a: dict[str, float], b: dict[str, float]) -> bool:
@@ -100,6 +103,7 @@ def test_the_piles_stay_put_when_a_wish_appears(server: str, new_page: Any) -> N
     page = new_page(PHONE)
     open_as(page, server, ada.token, f"#/game/{game}")
     expect(page.locator("#turn")).to_have_text("Your turn")
+    expect(page.locator("#game")).to_have_attribute("data-settled", "true")
     before = boxes(page, "#stock-pile, #top-card, #seats .seat")
     page.locator(".hand-card[data-card='JC']").click()
     expect(page.locator("dialog.chooser .suit-button")).to_have_count(4)
