@@ -28,6 +28,31 @@ ROOT = Path(__file__).resolve().parent.parent
 # --- figures --------------------------------------------------------------------------------------------
 
 
+#: clock ticks a second, the unit of /proc/<pid>/stat's CPU times
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def process_tree_cpu(pid: int, *, reaped: bool = False) -> float:
+    """User + system CPU seconds of a process and its living children (a prefork pool, gunicorn's
+    workers); with ``reaped``, also what its children that ended and were waited for had used."""
+    total, pids = 0.0, [pid]
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as children:
+            pids += [int(p) for p in children.read().split()]
+    except OSError:
+        pass
+    for each in pids:
+        try:
+            with open(f"/proc/{each}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        used = int(fields[11]) + int(fields[12])
+        if reaped:
+            used += int(fields[13]) + int(fields[14])
+        total += used / CLOCK_TICKS
+    return total
+
 def percentile(values: Iterable[float], share: float) -> float | None:
     """The nearest-rank percentile (the smallest value with ``share`` of all at or below it); None
     without values, so that a report says "no figure" rather than a made-up zero."""

@@ -49,8 +49,6 @@ from typing import Any
 
 from bench import harness
 
-CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
-
 
 def summary(latencies: list[float], seconds: float, errors: int) -> dict[str, Any]:
     def milliseconds(share: float) -> float:
@@ -157,26 +155,9 @@ def _machine_busy_seconds() -> float:
     with open("/proc/stat") as stat:
         fields = [int(x) for x in stat.readline().split()[1:]]
     idle = fields[3] + fields[4]  # idle + iowait
-    return (sum(fields[:8]) - idle) / CLOCK_TICKS
+    return (sum(fields[:8]) - idle) / harness.CLOCK_TICKS
 
 
-def _process_tree_seconds(pid: int) -> float:
-    """User + system CPU of a process and its living children (gunicorn's master and workers)."""
-    total = 0.0
-    pids = [pid]
-    try:
-        with open(f"/proc/{pid}/task/{pid}/children") as children:
-            pids += [int(p) for p in children.read().split()]
-    except OSError:
-        pass
-    for each in pids:
-        try:
-            with open(f"/proc/{each}/stat") as stat:
-                fields = stat.read().rsplit(")", 1)[1].split()
-            total += (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
-        except OSError:
-            continue
-    return total
 
 
 def run_phase(kind: str, port: int, clients: int, seconds: float, processes: int, server_pid: int,
@@ -192,12 +173,12 @@ def run_phase(kind: str, port: int, clients: int, seconds: float, processes: int
         worker.start()
     for _ in workers:
         ready.get(timeout=120)
-    busy, server = _machine_busy_seconds(), _process_tree_seconds(server_pid)
+    busy, server = _machine_busy_seconds(), harness.process_tree_cpu(server_pid)
     started = time.monotonic()
     start.set()
     parts = [results.get(timeout=seconds + 120) for _ in workers]
     elapsed = time.monotonic() - started
-    busy, server = _machine_busy_seconds() - busy, _process_tree_seconds(server_pid) - server
+    busy, server = _machine_busy_seconds() - busy, harness.process_tree_cpu(server_pid) - server
     for worker in workers:
         worker.join()
     client_cpu = sum(p["cpu"] for p in parts)

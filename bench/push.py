@@ -59,27 +59,6 @@ from bench import harness
 from bench.harness import Client
 from bench.push_service import PushService, vapid_key_pem
 
-CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
-
-
-def process_tree_cpu(pid: int) -> float:
-    """User + system CPU seconds of a process and its children (a prefork worker's pool)."""
-    total, pids = 0.0, [pid]
-    try:
-        with open(f"/proc/{pid}/task/{pid}/children") as children:
-            pids += [int(p) for p in children.read().split()]
-    except OSError:
-        pass
-    for each in pids:
-        try:
-            with open(f"/proc/{each}/stat") as stat:
-                fields = stat.read().rsplit(")", 1)[1].split()
-            total += (int(fields[11]) + int(fields[12]) + int(fields[13]) + int(fields[14])) / CLOCK_TICKS
-        except OSError:
-            continue
-    return total
-
-
 # --- the players' side: set-up, watchers, paced moves (in client processes) ---------------------------
 
 
@@ -295,7 +274,7 @@ def one_phase(args: argparse.Namespace, *, label: str, code: Path, rate: float, 
         setup_seconds = time.monotonic() - started
         watchers = {f"p{i}b" for i in range(args.watching)}
         time.sleep(2)  # the watchers' long-polls are open before the first move
-        cpu_before, wall_before = process_tree_cpu(worker.pid), time.time()
+        cpu_before, wall_before = harness.process_tree_cpu(worker.pid, reaped=True), time.time()
         begin.set()
         stall_window = None
         if stall:
@@ -312,7 +291,7 @@ def one_phase(args: argparse.Namespace, *, label: str, code: Path, rate: float, 
                 break
             time.sleep(0.5)
         time.sleep(2)  # a late duplicate would arrive now
-        cpu = process_tree_cpu(worker.pid) - cpu_before
+        cpu = harness.process_tree_cpu(worker.pid, reaped=True) - cpu_before
         polls: dict[str, list[tuple[int, float, float]]] = {}
         for _proc in procs:
             polls.update(results.get(timeout=120)["polls"])
