@@ -608,8 +608,7 @@ async def me_inbox(request: HttpRequest) -> HttpResponse:
                 break
             sub.seen = after
             if not await sub.wait(remaining):
-                rows = []  # not woken: nothing came (the hub's backstop catches a lost wake-up)
-                break
+                break  # not woken: nothing came (the hub's backstop catches a lost wake-up)
     finally:
         sub.close()
     response = JsonResponse({"notifications": rows, "after": rows[-1]["id"] if rows else after})
