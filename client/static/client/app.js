@@ -68,8 +68,10 @@ async function whoAmI() {
     localStorage.setItem("maumau.me", JSON.stringify(me));
   } catch (exc) {
     if (exc instanceof ApiError && exc.status === 401) { setToken(null); me = null; localStorage.removeItem("maumau.me"); }
-    else if (exc instanceof ApiError && exc.status === 0 && localStorage.getItem("maumau.me")) me = JSON.parse(localStorage.getItem("maumau.me") || "null");  // offline
-    else throw exc;
+    // No answer, or any failure while the browser says it is offline: the player saved at the last answer.
+    else if (((exc instanceof ApiError && exc.status === 0) || !navigator.onLine) && localStorage.getItem("maumau.me")) {
+      me = JSON.parse(localStorage.getItem("maumau.me") || "null");
+    } else throw exc;
   }
   return me;
 }
