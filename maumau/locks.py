@@ -14,7 +14,7 @@ import fcntl
 import threading
 import zlib
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from django.db import connection
@@ -35,7 +35,15 @@ def lock_try(name: str) -> Iterator[bool]:
         key = zlib.crc32(name.encode()) - (1 << 31)  # a stable signed 32-bit key
         with psycopg.connect(**params, autocommit=True, connect_timeout=5) as session:
             row = session.execute("SELECT pg_try_advisory_lock(%s)", [key]).fetchone()
-            yield bool(row and row[0])  # closing the session lets go of the lock
+            held = bool(row and row[0])
+            try:
+                yield held
+            finally:
+                # Let go in the session: the server ends a closed session's backend a moment after the
+                # client has gone, and a try in that moment would still find the lock held.
+                if held:
+                    with suppress(psycopg.Error):  # a broken session: its end lets go all the same
+                        session.execute("SELECT pg_advisory_unlock(%s)", [key])
         return
     database = str(connection.settings_dict["NAME"])
     if database.startswith("file:") or database == ":memory:" or not Path(database).parent.is_dir():
