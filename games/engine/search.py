@@ -70,6 +70,9 @@ STEPS = 4
 LIKELIHOOD = 0.1
 #: the playouts play every seat as the basic bot would (``playout(basic=True)``), not at random
 BASIC_ROLLOUTS = True
+#: under rules without the playouts' fast path (the house rules) the playouts play every seat as the
+#: basic bot too, through the engine (``playout(basic_engine=True)``), instead of sensible random play
+ENGINE_BASIC_ROLLOUTS = False
 #: every root move is played out in the same worlds with the same random numbers (common random numbers),
 #: and the best move replaces the basic bot's choice only when it leads it world by world (a paired test)
 PAIRED = True
@@ -573,7 +576,7 @@ def _paired(root: GameState, before: GameState, worlds: Worlds, seat: int, moves
             played = world.copy()
             playout_apply(played, seat, move)
             decisions += 1 + playout(played, random.Random(seed).random, sensible=True, limit=limit,
-                                     basic=BASIC_ROLLOUTS)
+                                     basic=BASIC_ROLLOUTS, basic_engine=ENGINE_BASIC_ROLLOUTS)
             rewards.append(_reward(played, seat))
         for index, reward in enumerate(rewards):
             totals[index] += reward
