@@ -27,7 +27,8 @@ Prints JSON:
   ``lead_over_medium``: hard's win rate minus medium's on the same deals, with the 95 % interval of the
   paired difference. Medium's own share in the seat is the chance by symmetry (0.5, 0.25); on the
   same deals the two differ only where hard's choices changed the round, which a paired difference
-  sees with fewer games than two win rates each with its own interval.
+  sees with fewer games than two win rates each with its own interval. ``deals_won`` lists the
+  games won (by number), to pair two runs of the same deals.
 - ``yardstick``: what the basic bot's own choices are worth in each line-up, without search: one
   basic seat among "sensible random" ones (a legal play at random whenever there is one, never a
   draw by choice), and one such seat among basic ones (``--yardstick-games`` per side).
@@ -314,6 +315,8 @@ def win_rates(games: int, playouts: int, ms: float, processes: int,
         wins = sum(g["won"] for g in found)
         line = {"games": len(found), "wins": wins, "no_winner": sum(g["no_winner"] for g in found),
                 "win_rate": round(wins / max(len(found), 1), 3), "interval_95": interval(wins, len(found))}
+        if medium_control:  # to pair two runs on the same deals later (another search, another budget)
+            line["deals_won"] = sorted(game["number"] for game in found if game["won"])
         if mode != "bot" and not shown:
             report[key][mode] = line
         else:
