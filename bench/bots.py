@@ -23,6 +23,12 @@ Prints JSON:
 - ``--ceiling``: every game again with the other hands shown to the same search (the stock still
   shuffled; ``--shown-hands`` plays only these), a harness never offered as a bot: how far reading the
   hands could take the search at best, per line-up, on the same deals.
+- ``--medium-control``: every game again with ``medium`` (the basic bot) in the hard seat, and
+  ``lead_over_medium``: hard's win rate minus medium's on the same deals, with the 95 % interval of the
+  paired difference. Medium's own share in the seat is the chance by symmetry (0.5, 0.25); on the
+  same deals the two differ only where hard's choices changed the round, which a paired difference
+  sees with fewer games than two win rates each with its own interval. ``deals_won`` lists the
+  games won (by number), to pair two runs of the same deals.
 - ``yardstick``: what the basic bot's own choices are worth in each line-up, without search: one
   basic seat among "sensible random" ones (a legal play at random whenever there is one, never a
   draw by choice), and one such seat among basic ones (``--yardstick-games`` per side).
@@ -81,9 +87,10 @@ LINE_UPS = [("classic", 2), ("tavern", 2), ("house", 2), ("tavern", 4), ("house"
 
 
 def strong_game(rules_name: str, players: int, number: int, playouts: int, ms: float,
-                shown: bool = False) -> dict[str, Any]:
+                shown: bool = False, medium: bool = False) -> dict[str, Any]:
     """One game: a strong bot in seat ``number % players``, basic bots elsewhere; seat 0 opens.
-    ``shown``: the search sees the other hands as they are (:class:`ShownWorlds`)."""
+    ``shown``: the search sees the other hands as they are (:class:`ShownWorlds`). ``medium``: the
+    basic bot plays that seat too (the control: what ``medium`` wins in the seat on the same deal)."""
     rules = PRESETS[rules_name]
     strong = number % players
     state = deal(rules_name, players, number)
@@ -96,7 +103,7 @@ def strong_game(rules_name: str, players: int, number: int, playouts: int, ms: f
 
     def choose(seat: int) -> dict[str, Any] | None:
         nonlocal thinking, cpu
-        if seat != strong:
+        if seat != strong or medium:
             return choose_bot_action(state, seat, "basic", rng)
         started, started_cpu = time.perf_counter(), time.process_time()
         deadline = started + ms / 1000 if ms else None
@@ -236,9 +243,10 @@ def yardstick(games: int, processes: int, line_ups: list[tuple[str, int]]) -> di
             for name, players in line_ups}
 
 
-def _game(job: tuple[str, int, int, int, float, bool]) -> tuple[str, int, bool, dict[str, Any]]:
-    rules_name, players, number, playouts, ms, shown = job
-    return rules_name, players, shown, strong_game(rules_name, players, number, playouts, ms, shown)
+def _game(job: tuple[str, int, int, int, float, str]) -> tuple[str, int, str, dict[str, Any]]:
+    rules_name, players, number, playouts, ms, mode = job
+    found = strong_game(rules_name, players, number, playouts, ms, mode == "ceiling", mode == "medium_control")
+    return rules_name, players, mode, found | {"number": number}
 
 
 #: what ``basic`` itself gains over sensible-random play in the strong seat with four players
@@ -257,6 +265,24 @@ def interval(wins: int, games: int) -> list[float] | None:
     return [round(middle - half, 3), round(middle + half, 3)]
 
 
+def lead(hard: list[dict[str, Any]], medium: list[dict[str, Any]]) -> dict[str, Any]:
+    """Hard's win rate minus medium's in the same seat of the same deals, with the 95 % interval of the
+    paired difference (normal approximation on the per-deal differences; the deals the two won
+    differently say it all: ``hard_only`` and ``medium_only``)."""
+    won = {game["number"]: game["won"] for game in medium}
+    pairs = [(game["won"], won[game["number"]]) for game in hard if game["number"] in won]
+    if not pairs:
+        return {"deals": 0}
+    differences = [int(first) - int(second) for first, second in pairs]
+    count = len(differences)
+    mean = sum(differences) / count
+    spread = sum((value - mean) ** 2 for value in differences) / max(count - 1, 1)
+    half = 1.959964 * math.sqrt(spread / count)
+    return {"deals": count, "difference": round(mean, 3), "interval_95": [round(mean - half, 3), round(mean + half, 3)],
+            "hard_only": sum(first and not second for first, second in pairs),
+            "medium_only": sum(second and not first for first, second in pairs)}
+
+
 def goal(key: str, ceiling: float | None) -> dict[str, Any]:
     """Issue 41's goal for a line-up: two players 0.65, four the basic bot's own edge in the seat;
     where the perfect-information ceiling is lower than the goal plus 0.02, 0.02 below the ceiling."""
@@ -269,13 +295,15 @@ def goal(key: str, ceiling: float | None) -> dict[str, Any]:
 
 def win_rates(games: int, playouts: int, ms: float, processes: int,
               line_ups: list[tuple[str, int]] = LINE_UPS, first: int = 0, shown: bool = False,
-              ceiling: bool = False) -> dict[str, Any]:
+              ceiling: bool = False, medium_control: bool = False) -> dict[str, Any]:
     """``games`` games per line-up, numbered from ``first`` (each dealt and seeded by its number);
-    ``ceiling``: the same games again with the other hands shown to the search (``shown``: only those)."""
-    modes = [True] if shown else [False, True] if ceiling else [False]
+    ``ceiling``: the same games again with the other hands shown to the search (``shown``: only those);
+    ``medium_control``: the same games again with the basic bot in the hard seat, and hard's lead over
+    it deal by deal."""
+    modes = ["ceiling"] if shown else ["bot"] + ["ceiling"] * ceiling + ["medium_control"] * medium_control
     jobs = [(name, players, number, playouts, ms, mode) for mode in modes for name, players in line_ups
             for number in range(first, first + games)]
-    results: dict[tuple[str, bool], list[dict[str, Any]]] = {
+    results: dict[tuple[str, str], list[dict[str, Any]]] = {
         (f"{name}_{players}p", mode): [] for name, players in line_ups for mode in modes}
     started = time.perf_counter()
     with multiprocessing.get_context("fork").Pool(processes) as pool:
@@ -287,16 +315,21 @@ def win_rates(games: int, playouts: int, ms: float, processes: int,
         wins = sum(g["won"] for g in found)
         line = {"games": len(found), "wins": wins, "no_winner": sum(g["no_winner"] for g in found),
                 "win_rate": round(wins / max(len(found), 1), 3), "interval_95": interval(wins, len(found))}
-        if mode and not shown:
-            report[key]["ceiling"] = line
+        if medium_control:  # to pair two runs on the same deals later (another search, another budget)
+            line["deals_won"] = sorted(game["number"] for game in found if game["won"])
+        if mode != "bot" and not shown:
+            report[key][mode] = line
         else:
             report[key] = line
+    if medium_control and not shown:
+        for key in report:
+            report[key]["lead_over_medium"] = lead(results[(key, "bot")], results[(key, "medium_control")])
     for key, line in report.items():
         top = line.get("ceiling", line if shown else {}).get("win_rate")
         line["goal"] = goal(key, top)
         if not shown:
             line["met"] = line["win_rate"] >= line["goal"]["win_rate"]
-    bot_games = [game for (key, mode), found in results.items() if not mode or shown for game in found]
+    bot_games = [game for (key, mode), found in results.items() if mode == "bot" or shown for game in found]
     thinking = sum(g["thinking"] for g in bot_games)
     cpu = sum(g["cpu"] for g in bot_games)
     decisions = sum(g["decisions"] for g in bot_games)
@@ -473,6 +506,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--processes", type=int, default=2)
     parser.add_argument("--line-ups", nargs="*", default=[f"{name}_{players}p" for name, players in LINE_UPS],
                         choices=[f"{name}_{players}p" for name, players in LINE_UPS], help="which games to play")
+    parser.add_argument("--medium-control", action="store_true",
+                        help="also play every game with medium (the basic bot) in the hard seat: hard's lead "
+                             "over medium deal by deal, with its 95 %% interval")
     parser.add_argument("--shown-hands", action="store_true",
                         help="the search sees the other hands (the stock stays hidden): a ceiling, not the bot")
     parser.add_argument("--yardstick-games", type=int, default=4000,
@@ -493,7 +529,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.shown_hands:
             report["budget"]["shown_hands"] = True
         report |= win_rates(args.games, args.playouts, args.ms, args.processes, line_ups, args.first_game,
-                            args.shown_hands, args.ceiling)
+                            args.shown_hands, args.ceiling, args.medium_control)
     if args.ratings_rounds:
         report["level_ratings"] = level_ratings(args.ratings_rounds, args.ratings_rules, args.playouts,
                                                 args.processes, args.first_game, args.ratings_players)

@@ -55,7 +55,9 @@ from .state import ACTIVE, DRAWN, PLAY, GameState
 
 #: UCB1's exploration constant for win rates in [0, 1]
 EXPLORATION = 0.7
-#: how many standard errors the search's best move must lead the basic bot's choice by to replace it
+#: how many standard errors the search's best move must lead the basic bot's choice by to replace it.
+#: Judged against the true hands (bench.bot_decisions, tavern, four players) a stricter test gains less
+#: (2.0: 0.021 a game less than 1.0) and a looser one (0) is not told apart from 1.0
 CONFIDENCE = 1.0
 #: a playout stops after this many decisions and scores the hands' sizes (0: play to the end). With
 #: random playouts a cut at 20 won as often in less time; with the basic bot's playouts the end says more
@@ -70,6 +72,9 @@ STEPS = 4
 LIKELIHOOD = 0.1
 #: the playouts play every seat as the basic bot would (``playout(basic=True)``), not at random
 BASIC_ROLLOUTS = True
+#: under rules without the playouts' fast path (the house rules) the playouts play every seat as the
+#: basic bot too, through the engine (``playout(basic_engine=True)``), instead of sensible random play
+ENGINE_BASIC_ROLLOUTS = False
 #: every root move is played out in the same worlds with the same random numbers (common random numbers),
 #: and the best move replaces the basic bot's choice only when it leads it world by world (a paired test)
 PAIRED = True
@@ -532,7 +537,7 @@ def strong_action(view: dict[str, Any], knowledge: Knowledge, rng: random.Random
         playout_apply(world, seat, moves[choice])
         decisions += 1 + playout(world, random_number, sensible=True, limit=CUTOFF or 1 << 30,
                                          basic=BASIC_ROLLOUTS)
-        wins[choice] += _reward(world, seat)
+        wins[choice] += reward(world, seat)
         visits[choice] += 1
         total += 1
     if stats is not None:
@@ -554,13 +559,19 @@ def strong_action(view: dict[str, Any], knowledge: Knowledge, rng: random.Random
 def _paired(root: GameState, before: GameState, worlds: Worlds, seat: int, moves: list[Move], rng: random.Random,
             playouts: int, clock: Callable[[], float] | None, deadline: float | None,
             stats: dict[str, int] | None) -> int:
-    """The index of the move to make: every move played out in each world from the same random numbers;
-    the basic bot's choice stands unless the best move beats it by :data:`CONFIDENCE` standard errors of
-    their paired differences."""
-    count = len(moves)
+    """The index of the move to make: :func:`paired_outcomes`, judged by :func:`paired_choice`."""
     sensible = _basic_choice(before, seat, moves)
-    totals = [0.0] * count
-    differences: list[list[float]] = [[] for _ in range(count)]
+    outcomes = paired_outcomes(root, worlds, seat, moves, rng, playouts, clock, deadline, stats)
+    return paired_choice(outcomes, sensible)
+
+
+def paired_outcomes(root: GameState, worlds: Worlds, seat: int, moves: list[Move], rng: random.Random,
+                    playouts: int, clock: Callable[[], float] | None = None, deadline: float | None = None,
+                    stats: dict[str, int] | None = None) -> list[list[float]]:
+    """Every move played out in each world from the same random numbers: one row per world (``root``
+    first), one reward per move in the order of ``moves``."""
+    count = len(moves)
+    outcomes: list[list[float]] = []
     made = decisions = 0
     limit = CUTOFF or 1 << 30
     while made < max(playouts, count):
@@ -573,26 +584,50 @@ def _paired(root: GameState, before: GameState, worlds: Worlds, seat: int, moves
             played = world.copy()
             playout_apply(played, seat, move)
             decisions += 1 + playout(played, random.Random(seed).random, sensible=True, limit=limit,
-                                     basic=BASIC_ROLLOUTS)
-            rewards.append(_reward(played, seat))
-        for index, reward in enumerate(rewards):
-            totals[index] += reward
-            if sensible is not None:
-                differences[index].append(reward - rewards[sensible])
+                                     basic=BASIC_ROLLOUTS, basic_engine=ENGINE_BASIC_ROLLOUTS)
+            rewards.append(reward(played, seat))
+        outcomes.append(rewards)
         made += count
     if stats is not None:
         stats["playouts"] = stats.get("playouts", 0) + made
         stats["decisions"] = stats.get("decisions", 0) + decisions
         stats["searches"] = stats.get("searches", 0) + 1
+    return outcomes
+
+
+def paired_choice(outcomes: list[list[float]], sensible: int | None, confidence: float | None = None) -> int:
+    """The move with the most wins over the worlds of ``outcomes`` (:func:`paired_outcomes`); but the
+    basic bot's choice (``sensible``) stands unless that move beats it by ``confidence`` (default
+    :data:`CONFIDENCE`) standard errors of their differences world by world."""
+    count = len(outcomes[0])
+    totals = [sum(rewards[index] for rewards in outcomes) for index in range(count)]
     best = max(range(count), key=lambda index: totals[index])
     if sensible is None or best == sensible:
         return best
-    found = differences[best]
+    found = [rewards[best] - rewards[sensible] for rewards in outcomes]
     mean = sum(found) / len(found)
     spread = sum((value - mean) ** 2 for value in found) / max(len(found) - 1, 1)
-    if mean > CONFIDENCE * math.sqrt(max(spread, 1e-4) / len(found)):
+    if mean > (CONFIDENCE if confidence is None else confidence) * math.sqrt(max(spread, 1e-4) / len(found)):
         return best
     return sensible
+
+
+def search_outcomes(view: dict[str, Any], knowledge: Knowledge, rng: random.Random, playouts: int
+                    ) -> tuple[list[dict[str, Any]], int | None, list[list[float]]] | None:
+    """What the paired search weighs at a decision (for benchmarks that judge its choices): the seat's
+    actions, the index of the basic bot's choice among them, and :func:`paired_outcomes`; None where
+    :func:`strong_action` would not search (no choice, a call, not on turn)."""
+    seat = knowledge.seat
+    if view.get("status") != ACTIVE:
+        return None
+    worlds = knowledge.worlds(view, rng)
+    root = worlds.world(rng)
+    moves = _root_moves(root, seat)
+    if len(moves) < 2 or seat != root.turn or any(isinstance(move, dict) and move.get("type") == "say"
+                                                   for move in moves):
+        return None
+    sensible = _basic_choice(root.copy(), seat, moves)
+    return [action_of(move) for move in moves], sensible, paired_outcomes(root, worlds, seat, moves, rng, playouts)
 
 
 def _basic_choice(world: GameState, seat: int, moves: list[Move]) -> int | None:
@@ -603,13 +638,19 @@ def _basic_choice(world: GameState, seat: int, moves: list[Move]) -> int | None:
     return actions.index(chosen) if chosen in actions else None
 
 
+def root_moves_of(state: GameState, seat: int, actions: list[dict[str, Any]]) -> list[Move]:
+    """The playout moves of ``actions`` (the actions :func:`search_outcomes` weighed) in ``state``."""
+    moves = {repr(action_of(move)): move for move in _root_moves(state, seat)}
+    return [moves[repr(action)] for action in actions]
+
+
 def _root_moves(state: GameState, seat: int) -> list[Move]:
     """The seat's moves, a joker named as the basic bot would name it (a playout needs names)."""
     moves = playout_moves(state, seat)
     return [name_jokers(move, state.hands[seat]) if isinstance(move, dict) else move for move in moves]
 
 
-def _reward(state: GameState, seat: int) -> float:
+def reward(state: GameState, seat: int) -> float:
     """1 for a win; a round without a winner counts as a share of one."""
     result = state.result or {}
     winner = result.get("winner")

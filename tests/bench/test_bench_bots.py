@@ -1,11 +1,11 @@
-"""The bot benchmark's yardstick and its shown-hands ceiling measure what they say they do."""
+"""The bot benchmark's yardstick, its shown-hands ceiling and its medium control measure what they say they do."""
 
 from __future__ import annotations
 
 import random
 from collections import Counter
 
-from bench.bots import ShownKnowledge, play_round, sensible_random, yardstick_game
+from bench.bots import ShownKnowledge, lead, play_round, sensible_random, strong_game, yardstick_game
 from games.engine import PRESETS, build_deck, deal_event, legal_actions, new_game, player_view, redact_events
 
 
@@ -53,3 +53,18 @@ def test_the_shown_hands_worlds_hold_the_true_hands_and_every_card_once() -> Non
         assert sorted(world.stock) == sorted(state.stock)
         every = Counter(world.stock) + Counter(world.discard) + sum((Counter(h) for h in world.hands), Counter())
         assert every == Counter(build_deck(rules.deck, rules.jokers))
+
+
+def test_the_medium_control_plays_the_basic_bot_in_the_hard_seat_without_searching() -> None:
+    control = strong_game("tavern", 4, 7, 50, 0, medium=True)
+    assert control["searches"] == 0 and control["playouts"] == 0
+    assert strong_game("tavern", 4, 7, 50, 0)["searches"] > 0
+
+
+def test_the_lead_over_medium_pairs_the_games_by_deal() -> None:
+    hard = [{"number": 1, "won": True}, {"number": 2, "won": False}, {"number": 3, "won": True}]
+    medium = [{"number": 3, "won": False}, {"number": 1, "won": True}, {"number": 2, "won": True}]
+    found = lead(hard, medium)
+    assert found["deals"] == 3 and found["hard_only"] == 1 and found["medium_only"] == 1
+    assert found["difference"] == 0.0
+    assert found["interval_95"][0] < 0 < found["interval_95"][1]

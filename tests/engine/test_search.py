@@ -295,3 +295,36 @@ def test_a_hermann_card_drawn_while_a_seven_is_open_leaves_the_penalty_open_in_t
     assert knowledge.pending == 2  # a Hermann card, a forgotten call or a timeout card is not the 7's
     knowledge.observe([{"type": "drew", "seat": 2, "count": 2, "reason": "seven"}])
     assert knowledge.pending == 0
+
+
+def test_the_basic_bots_choice_stands_unless_the_search_beats_it_by_the_confidence_asked():
+    # move 1 wins 6 worlds in 10 where move 0 (the basic bot's) wins 5: a lead of 0.1, its standard
+    # error 0.1 over these worlds
+    outcomes = [[1.0, 1.0]] * 5 + [[0.0, 1.0]] + [[0.0, 0.0]] * 4
+    assert search.paired_choice(outcomes, 0, confidence=0.5) == 1
+    assert search.paired_choice(outcomes, 0, confidence=1.5) == 0
+    assert search.paired_choice(outcomes, None, confidence=1.5) == 1  # no basic choice to keep
+
+
+@SETTINGS
+@given(preset=st.sampled_from(["classic", "tavern", "house"]), seed=st.integers(0, 2**32 - 1),
+       players=st.integers(2, 4))
+def test_what_the_search_weighs_is_what_the_hard_bot_chooses_by(preset, seed, players):
+    """bench.bot_decisions judges the hard bot's choices from ``search_outcomes``: the same worlds and
+    the same choice as ``strong_action`` from the same seed."""
+    rules = RuleSet.from_preset(preset)
+    state = new_game(rules, players, seed=seed)
+    seats = observers(state)
+    for _ in range(30):
+        if state.status != "active":
+            break
+        seat = state.turn
+        view = player_view(state, seat)
+        choice = strong_action(view, seats[seat], random.Random(seed), playouts=12)
+        found = search.search_outcomes(view, seats[seat], random.Random(seed), 12)
+        if found is not None:
+            actions, sensible, outcomes = found
+            assert actions[search.paired_choice(outcomes, sensible)] == choice
+        _, events = apply(state, seat, choice)
+        for knowledge in seats:
+            knowledge.observe(redact_events(events, knowledge.seat))

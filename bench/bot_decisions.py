@@ -1,0 +1,216 @@
+"""The hard bot's choices judged one by one (a script, not a test): at every decision where it searches,
+what each of its moves is worth with the hands as they are, against the basic bot's choice.
+
+    python -m bench.bot_decisions --line-up tavern_4p --games 150 --seed-start 500000 --playouts 1400
+    python -m bench.bot_decisions --line-up house_4p --games 60 --seed-start 600000 --playouts 250 \
+        --true-playouts 48 --engine-basic-playouts 100
+
+A game's win or loss says little about one choice, and a win rate needs thousands of games to tell
+two searches apart by a few points. Here the hard bot plays games against basic bots as in
+``bench.bots`` (one hard seat, the seat going round), and at each decision it searched the bench
+also plays every move it weighed out from the true state: ``--true-playouts`` times, the stock
+shuffled anew each time (what nobody has seen), every seat then playing as the basic bot (which the
+other seats are), every move from the same shuffle. That is each move's true chance to win, were
+the hard seat to play as medium from then on; a search's choice is worth its true chance minus that
+of medium's choice (``gain``), summed over a game: how much more often hard wins a round than
+medium would, to first order. The same outcomes judge any rule of choice, so the bench reports the
+gain of the paired test at several confidences (``search.paired_choice``) on the same decisions,
+with a 95 % interval over games, and the same for the search seeing the other hands (the ceiling of
+``bench.bots``) at the same positions, and how often the two choose alike.
+
+``--engine-basic-playouts N`` also weighs every decision with the house rules' basic playouts
+(``search.ENGINE_BASIC_ROLLOUTS``) at ``N`` playouts, and reports its gain beside the default's and
+the difference, decision by decision on the same positions, with its 95 % interval.
+
+Prints JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import time
+from typing import Any
+
+from bench.bots import ShownKnowledge, deal, play_round
+from games.engine import PRESETS, Knowledge, choose_bot_action, deal_event, player_view, redact_events, search
+from games.engine.playouts import playout, playout_apply
+from games.engine.state import ACTIVE, GameState
+
+#: the confidences the gain is reported at (search.CONFIDENCE is the bot's)
+CONFIDENCES = (0.0, 0.5, 1.0, 1.5, 2.0, 3.0)
+
+
+def true_chances(state: GameState, seat: int, actions: list[dict[str, Any]], count: int,
+                 rng: random.Random) -> list[float]:
+    """Each action's share of ``count`` playouts won from the true hands, the stock shuffled anew for
+    each and every seat then playing as the basic bot (all actions from the same shuffle)."""
+    moves = search.root_moves_of(state, seat, actions)
+    wins = [0.0] * len(actions)
+    for _ in range(count):
+        seed = rng.getrandbits(32)
+        stock = list(state.stock)
+        rng.shuffle(stock)
+        for index, move in enumerate(moves):
+            played = state.copy()
+            played.stock = list(stock)
+            playout_apply(played, seat, move)
+            if played.status == ACTIVE:
+                playout(played, random.Random(seed).random, sensible=True, basic=True, basic_engine=True)
+            wins[index] += search.reward(played, seat)
+    return [won / count for won in wins]
+
+
+def aligned(actions: list[dict[str, Any]], found: tuple[list[dict[str, Any]], int | None, list[list[float]]] | None
+            ) -> list[list[float]] | None:
+    """Another search's outcomes in the order of ``actions`` (None if it weighed other moves)."""
+    if found is None or sorted(map(json.dumps, found[0])) != sorted(map(json.dumps, actions)):
+        return None
+    order = [found[0].index(action) for action in actions]
+    return [[rewards[index] for index in order] for rewards in found[2]]
+
+
+def judged_game(rules_name: str, players: int, number: int, playouts: int, true_playouts: int,
+                engine_playouts: int) -> dict[str, Any]:
+    """One game as ``bench.bots`` plays it (the hard seat ``number % players``), every searched decision
+    recorded with its outcomes, the ceiling's, and the true chances of its moves."""
+    rules = PRESETS[rules_name]
+    hard = number % players
+    state = deal(rules_name, players, number)
+    knowledge, shown = Knowledge(rules, hard), ShownKnowledge(rules, hard, state)
+    for seen in (knowledge, shown):
+        seen.observe(redact_events([deal_event(state)], hard))
+    rng = random.Random(number)
+    judge = random.Random(number * 7 + 1)
+    decisions: list[dict[str, Any]] = []
+
+    def choose(seat: int) -> dict[str, Any] | None:
+        if seat != hard:
+            return choose_bot_action(state, seat, "basic", rng)
+        view = player_view(state, seat)
+        started = time.process_time()
+        found = search.search_outcomes(view, knowledge, random.Random(rng.getrandbits(32)), playouts)
+        cpu = time.process_time() - started
+        ceiling = search.search_outcomes(view, shown, random.Random(rng.getrandbits(32)), playouts)
+        if found is None:
+            return search.strong_action(view, knowledge, rng, playouts=playouts)
+        actions, sensible, outcomes = found
+        decision: dict[str, Any] = {"sensible": sensible, "outcomes": outcomes, "ceiling": aligned(actions, ceiling),
+                                    "true": true_chances(state, seat, actions, true_playouts, judge), "cpu": cpu}
+        if engine_playouts:
+            before = search.ENGINE_BASIC_ROLLOUTS
+            search.ENGINE_BASIC_ROLLOUTS = True
+            try:
+                started = time.process_time()
+                other = search.search_outcomes(view, knowledge, random.Random(rng.getrandbits(32)), engine_playouts)
+                decision["engine_cpu"] = time.process_time() - started
+            finally:
+                search.ENGINE_BASIC_ROLLOUTS = before
+            decision["engine"] = aligned(actions, other)
+        decisions.append(decision)
+        return actions[search.paired_choice(outcomes, sensible)]
+
+    def seen(events: list[dict[str, Any]]) -> None:
+        knowledge.observe(redact_events(events, hard))
+        shown.observe(redact_events(events, hard))
+
+    play_round(state, choose, seen)
+    return {"number": number, "won": state.result["winner"] == hard, "decisions": decisions}
+
+
+def mean_interval(values: list[float]) -> dict[str, Any]:
+    """The mean and its 95 % interval (normal approximation)."""
+    count = len(values)
+    mean = sum(values) / max(count, 1)
+    spread = sum((value - mean) ** 2 for value in values) / max(count - 1, 1)
+    half = 1.959964 * math.sqrt(spread / max(count, 1))
+    return {"mean": round(mean, 4), "interval_95": [round(mean - half, 4), round(mean + half, 4)]}
+
+
+def gains(games: list[dict[str, Any]], key: str, confidence: float) -> tuple[list[float], int]:
+    """Per game, the true chance the choices of ``key``'s outcomes at ``confidence`` add to medium's;
+    and how many of them differ from medium's choice."""
+    per_game, switched = [], 0
+    for game in games:
+        total = 0.0
+        for decision in game["decisions"]:
+            outcomes, sensible = decision.get(key), decision["sensible"]
+            if outcomes is None or sensible is None:
+                continue
+            chosen = search.paired_choice(outcomes, sensible, confidence)
+            switched += chosen != sensible
+            total += decision["true"][chosen] - decision["true"][sensible]
+        per_game.append(total)
+    return per_game, switched
+
+
+def report(games: list[dict[str, Any]]) -> dict[str, Any]:
+    found: dict[str, Any] = {"games": len(games), "hard_won": sum(game["won"] for game in games),
+                             "decisions": sum(len(game["decisions"]) for game in games)}
+    for key in ("outcomes", "ceiling", "engine"):
+        if not any(decision.get(key) for game in games for decision in game["decisions"]):
+            continue
+        name = {"outcomes": "search", "ceiling": "ceiling", "engine": "engine_basic_playouts"}[key]
+        found[name] = {}
+        for confidence in CONFIDENCES:
+            per_game, switched = gains(games, key, confidence)
+            found[name][f"confidence_{confidence}"] = {"gain_per_game": mean_interval(per_game)["mean"],
+                                                       "interval_95": mean_interval(per_game)["interval_95"],
+                                                       "switches": switched}
+    if "engine_basic_playouts" in found:
+        found["engine_minus_search"] = {}
+        for confidence in CONFIDENCES:
+            first, second = gains(games, "outcomes", confidence)[0], gains(games, "engine", confidence)[0]
+            found["engine_minus_search"][f"confidence_{confidence}"] = mean_interval(
+                [b - a for a, b in zip(first, second, strict=True)])
+        cpu = [(d["cpu"], d["engine_cpu"]) for game in games for d in game["decisions"] if "engine_cpu" in d]
+        found["cpu_ms_per_search"] = {"search": round(1000 * sum(a for a, _ in cpu) / max(len(cpu), 1), 1),
+                                      "engine_basic_playouts": round(1000 * sum(b for _, b in cpu) / max(len(cpu), 1),
+                                                                     1)}
+    alike = differ = 0
+    ceiling_better = 0.0
+    for game in games:
+        for decision in game["decisions"]:
+            if decision["ceiling"] is None or decision["sensible"] is None:
+                continue
+            mine = search.paired_choice(decision["outcomes"], decision["sensible"])
+            theirs = search.paired_choice(decision["ceiling"], decision["sensible"])
+            if mine == theirs:
+                alike += 1
+            else:
+                differ += 1
+                ceiling_better += decision["true"][theirs] - decision["true"][mine]
+    found["search_and_ceiling"] = {"same_choice": alike, "different_choice": differ,
+                                   "ceiling_better_by_per_difference": round(ceiling_better / max(differ, 1), 4)}
+    return found
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--line-up", default="tavern_4p", help="rules_Np, as in bench.bots")
+    parser.add_argument("--games", type=int, default=100)
+    parser.add_argument("--seed-start", type=int, default=500000)
+    parser.add_argument("--playouts", type=int, default=1400, help="the hard bot's playouts per decision")
+    parser.add_argument("--true-playouts", type=int, default=300,
+                        help="playouts per move from the true hands that judge a decision")
+    parser.add_argument("--engine-basic-playouts", type=int, default=0,
+                        help="also weigh each decision with the basic playouts through the engine at this budget")
+    parser.add_argument("--save", help="also write every decision here (JSON lines)")
+    args = parser.parse_args(argv)
+    rules_name, players = args.line_up.split("_")[0], int(args.line_up.split("_")[1][:-1])
+    games = []
+    for number in range(args.seed_start, args.seed_start + args.games):
+        game = judged_game(rules_name, players, number, args.playouts, args.true_playouts, args.engine_basic_playouts)
+        games.append(game)
+        if args.save:
+            with open(args.save, "a") as out:
+                out.write(json.dumps(game) + "\n")
+    print(json.dumps({"line_up": args.line_up, "playouts": args.playouts, "true_playouts": args.true_playouts,
+                      "seed_start": args.seed_start, **report(games)}, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
