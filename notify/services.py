@@ -485,22 +485,29 @@ def _your_turns_judged(notes: list[Notification], ids: list[int]) -> tuple[dict[
 
 def _turns_told(pairs: set[tuple[int, int]], ids: list[int]) -> tuple[
         dict[tuple[int, int], datetime], dict[tuple[int, int], datetime], dict[tuple[int, int], list[tuple[Any, ...]]]]:
-    """Per (player, game): when the player last moved in it, when its last your_turn was sent, and
-    its your_turns not sent yet (id, outcome, lease, created), the batch's ``ids`` left out. One
-    statement; the sent ones as their newest only (a long game has many)."""
+    """Per (player, game): when the player last moved in it, when the newest your_turn sent to them
+    was told, and the your_turns not sent yet (id, outcome, lease, told), the batch's ``ids`` left
+    out. One statement; the sent ones as their newest only (a long game has many). "Told" is the
+    notification's time, not its delivery row's: a turn told before the player moved, whose row the
+    reader wrote after it, is no newer turn (it made the next one look coalesced)."""
     players, games = sorted({p for p, _g in pairs}), sorted({g for _p, g in pairs})
     ids = ids or [0]
     quote = connection.ops.quote_name
     deliveries, moves = quote(Delivery._meta.db_table), quote(Move._meta.db_table)
-    among = (f"player_id IN ({', '.join(['%s'] * len(players))}) "
-             f"AND game_id IN ({', '.join(['%s'] * len(games))})")
-    sql = (f"SELECT 'waiting', id, player_id, game_id, outcome, lease_until, created_at FROM {deliveries} "
-           f"WHERE {among} AND kind = 'your_turn' AND outcome IN ('pending', 'retrying') "
-           f"AND notification_id NOT IN ({', '.join(['%s'] * len(ids))}) UNION ALL "
-           f"SELECT 'sent', NULL, player_id, game_id, NULL, NULL, MAX(created_at) FROM {deliveries} "
-           f"WHERE {among} AND kind = 'your_turn' AND outcome = 'sent' GROUP BY player_id, game_id UNION ALL "
+    notes = quote(Notification._meta.db_table)
+
+    def among(table: str) -> str:
+        return (f"{table}player_id IN ({', '.join(['%s'] * len(players))}) "
+                f"AND {table}game_id IN ({', '.join(['%s'] * len(games))})")
+
+    told = (f"FROM {deliveries} d JOIN {notes} n ON n.id = d.notification_id "
+            f"WHERE {among('d.')} AND d.kind = 'your_turn'")
+    sql = (f"SELECT 'waiting', d.id, d.player_id, d.game_id, d.outcome, d.lease_until, n.created_at {told} "
+           f"AND d.outcome IN ('pending', 'retrying') AND d.notification_id NOT IN ({', '.join(['%s'] * len(ids))}) "
+           f"UNION ALL SELECT 'sent', NULL, d.player_id, d.game_id, NULL, NULL, MAX(n.created_at) {told} "
+           f"AND d.outcome = 'sent' GROUP BY d.player_id, d.game_id UNION ALL "
            f"SELECT 'moved', NULL, player_id, game_id, NULL, NULL, MAX(created_at) FROM {moves} "
-           f"WHERE {among} GROUP BY player_id, game_id")
+           f"WHERE {among('')} GROUP BY player_id, game_id")
     acted: dict[tuple[int, int], datetime] = {}
     last_sent: dict[tuple[int, int], datetime] = {}
     waiting: dict[tuple[int, int], list[tuple[Any, ...]]] = {}
