@@ -536,12 +536,9 @@ DELIVERY_KEEPALIVE_SECONDS = env_float("DELIVERY_KEEPALIVE_SECONDS", 30.0)
 DELIVERY_ORIGINS_KEPT = int(env_float("DELIVERY_ORIGINS_KEPT", 256))
 DELIVERY_BATCH_SECONDS = env_float("DELIVERY_BATCH_SECONDS", 0.05)
 # The deliveries process's reader (notify/reader.py): the outbox and the due retries, up to
-# DELIVERY_READ_BATCH rows a batch, read at most every DELIVERY_READ_SECONDS (at once again after a full
-# batch); on PostgreSQL woken by a move's commit (LISTEN), else after DELIVERY_READ_IDLE_SECONDS;
-# on SQLite polled every DELIVERY_READ_SECONDS.
+# DELIVERY_READ_BATCH rows a batch, looked at every DELIVERY_READ_SECONDS (at once again after a full batch).
 DELIVERY_READER = env_bool("DELIVERY_READER", True)
 DELIVERY_READ_SECONDS = env_float("DELIVERY_READ_SECONDS", 0.05)
-DELIVERY_READ_IDLE_SECONDS = env_float("DELIVERY_READ_IDLE_SECONDS", 0.5)
 DELIVERY_READ_BATCH = int(env_float("DELIVERY_READ_BATCH", 500))
 # A VAPID JWT is signed once per push service and reused; it is valid this long and renewed when
 # less than a tenth of it is left.
