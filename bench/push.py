@@ -31,7 +31,8 @@ every player's newest notification of each game reached them (none lost that was
 second phase runs the same load on ITS web and worker code (its worker with the prefork pool and
 concurrency 1: one process doing the sends), at ``--base-rate`` for ``--base-seconds`` (it cannot keep
 up with the full rate, and the CPU it spends per push does not depend on the rate). Both phases print
-the worker's CPU seconds per push received.
+the worker's CPU seconds per push received. ``--base-worker this``: the base phase's worker is this
+phase's (an A/B of two commits of the outbox's code, at the same rate and length).
 
 Prints JSON. Every figure is measured: commit time is the notification row's ``created_at`` (written
 in the move's transaction, a little before its commit: the latency is rather over- than under-stated).
