@@ -31,7 +31,8 @@ every player's newest notification of each game reached them (none lost that was
 second phase runs the same load on ITS web and worker code (its worker with the prefork pool and
 concurrency 1: one process doing the sends), at ``--base-rate`` for ``--base-seconds`` (it cannot keep
 up with the full rate, and the CPU it spends per push does not depend on the rate). Both phases print
-the worker's CPU seconds per push received.
+the worker's CPU seconds per push received. ``--base-worker this``: the base phase's worker is this
+phase's (an A/B of two commits of the outbox's code, at the same rate and length).
 
 Prints JSON. Every figure is measured: commit time is the notification row's ``created_at`` (written
 in the move's transaction, a little before its commit: the latency is rather over- than under-stated).
@@ -459,6 +460,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--base-dir", type=Path, help="a checkout of the code to compare with (its own phase)")
     parser.add_argument("--base-rate", type=float, default=20.0)
     parser.add_argument("--base-seconds", type=float, default=15.0)
+    parser.add_argument("--base-worker", choices=("prefork", "this"), default="prefork",
+                        help="the base phase's worker: prefork on the celery queue (the code before the outbox), "
+                             "or this phase's (an A/B of two commits of the outbox's code)")
     parser.add_argument("--database-url", default=os.environ.get(
         "BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/maumau_bench_push"))
     parser.add_argument("--broker-url", default=os.environ.get("BENCH_BROKER_URL", "redis://127.0.0.1:6380/4"))
@@ -467,13 +471,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.players <= 0 or args.watching < 0 or args.players < args.watching or args.rate <= 0:
         parser.error("--players > 0, 0 <= --watching <= --players, --rate > 0")
 
+    this_worker = ["-Q", args.queues, "--pool", "solo", "--prefetch-multiplier", "16"]
     phases = [one_phase(args, label="this", code=harness.ROOT, rate=args.rate, seconds=args.seconds,
-                        worker_options=["-Q", args.queues, "--pool", "solo", "--prefetch-multiplier", "16"],
-                        stall=args.stall)]
+                        worker_options=this_worker, stall=args.stall)]
     if args.base_dir:
         phases.append(one_phase(args, label="base", code=args.base_dir.resolve(), rate=args.base_rate,
                                 seconds=args.base_seconds, stall=0.0,
-                                worker_options=["-Q", "celery", "--pool", "prefork", "--concurrency", "1"]))
+                                worker_options=this_worker if args.base_worker == "this"
+                                else ["-Q", "celery", "--pool", "prefork", "--concurrency", "1"]))
     out: dict[str, Any] = {"benchmark": "push: moves over HTTP -> your_turn received by a push service",
                            "phases": phases}
     if len(phases) == 2 and phases[0]["worker_cpu_ms_per_push"] and phases[1]["worker_cpu_ms_per_push"]:

@@ -76,6 +76,8 @@ class Request:
     refusal: Any = None
     http1: bool = True
     extra: dict[str, Any] = field(default_factory=dict)
+    #: Made ready for the loop (header lines encoded, the URL parsed) where no judge reads the answer.
+    ready: outbound.Prepared | None = None
 
 
 def origin_of(url: str) -> str:
@@ -87,14 +89,18 @@ def origin_of(url: str) -> str:
 async def posted(request: Request, judge: Callable[[httpx.Response], Sent] | None = None) -> Sent:
     """POST a prepared request over the origin's kept client (call on the loop)."""
     client = outbound.outbound().client(request.origin, refusal=request.refusal, http1=request.http1)
+    judge = judge or request.extra.get("judge")
     try:
+        if judge is None:  # only the status and the text: straight on the pool
+            status, content = await client.post_prepared(
+                request.ready or outbound.prepared(request.url, request.headers, request.content))
+            return judged(status, content.decode("utf-8", "replace"))
         answer = await client.post(request.url, content=request.content, headers=request.headers)
     except UnsafeTarget as exc:  # the address the name resolved to at connect time is refused
         return Sent(None, f"endpoint refused: {exc.reason} {exc.details}"[:300])
     except httpx.HTTPError as exc:  # timeouts, refused connections: try again later
         return Sent(None, f"{type(exc).__name__}: {exc}"[:300], retry=True)
-    judge = judge or request.extra.get("judge")
-    return judge(answer) if judge else judged(answer.status_code, answer.text)
+    return judge(answer)
 
 
 def sent_now(make: Callable[[], Awaitable[Sent]]) -> Sent:
@@ -222,7 +228,8 @@ def web_push_request(*, endpoint: str, p256dh: str, auth: str, payload: bytes, t
         return Sent(None, f"bad subscription keys: {exc}"[:300])
     headers = {"Authorization": authorization, "Content-Encoding": "aes128gcm", "TTL": str(ttl), "Topic": topic,
                "Urgency": "high", "Content-Type": "application/octet-stream"}
-    return Request(endpoint, origin, headers, body, refusal=outbound.push_refusal)
+    return Request(endpoint, origin, headers, body, refusal=outbound.push_refusal,
+                   ready=outbound.prepared(endpoint, headers, body))
 
 
 def web_push_send(*, endpoint: str, p256dh: str, auth: str, payload: bytes, topic: str, ttl: int) -> Sent:

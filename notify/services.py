@@ -27,16 +27,17 @@ import ipaddress
 import json
 import logging
 import time
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from django.conf import settings
 from django.core import signing
-from django.db import IntegrityError, transaction
-from django.db.models import Max, Q
+from django.db import IntegrityError, connection, transaction
+from django.db.models import Exists, F, Max, OuterRef, Q
 from django.utils import timezone
+from django.utils.dateparse import parse_datetime
 from django.utils.translation import gettext_lazy as _
 
 from games import presence
@@ -373,6 +374,17 @@ def unsubscribe(*, signed_value: str) -> tuple[int, str]:
 # --- preferences ----------------------------------------------------------------------------------
 
 
+#: A notification's player's preferences, read with it (one join, no query of their own).
+PREFERENCES_READ = {f"prefs_{name}": F(f"player__notify_preferences__{name}")
+                    for name in ("id", "choices", "quiet_start", "quiet_end", "time_zone", "language")}
+
+
+def _preferences_read(note: Notification) -> Preferences:
+    """The Preferences of a notification read with :data:`PREFERENCES_READ` (its row's id set)."""
+    return Preferences(player_id=note.player_id, **{name: getattr(note, f"prefs_{name}") for name in (
+        "id", "choices", "quiet_start", "quiet_end", "time_zone", "language")})
+
+
 def _preferences(player_id: int) -> Preferences:
     return Preferences.objects.filter(player_id=player_id).first() or Preferences(player_id=player_id)
 
@@ -443,24 +455,14 @@ def _your_turns_judged(notes: list[Notification], ids: list[int]) -> tuple[dict[
     """For the batch's your_turn notifications: why each is not sent (``watching``: a stream or
     long-poll of theirs on the game, or a move of theirs in it just now; ``coalesced``: a your_turn of
     this game was sent, or is on its way, since the player last acted in it), and the older unsent
-    your_turns (retrying, not in flight) that the newest of their game replaces. A cache read and two
-    queries for the whole batch."""
+    your_turns (retrying, not in flight) that the newest of their game replaces. A cache read and one
+    statement for the whole batch (:func:`_turns_told`)."""
     turns = [n for n in notes if n.kind == "your_turn" and n.game_id]
     if not turns:
         return {}, []
     pairs = {(n.player_id, n.game_id) for n in turns}
-    players, games = {p for p, _g in pairs}, {g for _p, g in pairs}
     watched = presence.watching_many(sorted(pairs))
-    acted: dict[tuple[int, int], Any] = {
-        (row["player_id"], row["game_id"]): row["last"]
-        for row in Move.objects.filter(game_id__in=games, player_id__in=players)
-        .values("player_id", "game_id").annotate(last=Max("created_at"))}
-    earlier: dict[tuple[int, int], list[dict[str, Any]]] = {}
-    for row in (Delivery.objects.filter(player_id__in=players, game_id__in=games, kind="your_turn",
-                                        outcome__in=("pending", "retrying", "sent"))
-                .exclude(notification_id__in=ids).values("pk", "player_id", "game_id", "outcome", "lease_until",
-                                                         "created_at")):
-        earlier.setdefault((row["player_id"], row["game_id"]), []).append(row)
+    acted, last_sent, waiting = _turns_told(pairs, ids)
     recent = timezone.now() - timedelta(seconds=settings.NOTIFY_RECENT_MOVE_SECONDS)
     why: dict[int, str] = {}
     replaced: list[int] = []
@@ -471,24 +473,93 @@ def _your_turns_judged(notes: list[Notification], ids: list[int]) -> tuple[dict[
                                and not presence.left_lately(note.player_id, note.game_id)):
             why[note.pk] = "watching"
             continue
-        rows = earlier.get(pair, ())
-        since = [r for r in rows if last is None or r["created_at"] > last]
-        if any(r["outcome"] == "sent" or r["lease_until"] is not None for r in since):
+        rows = waiting.get(pair, ())
+        sent = last_sent.get(pair)
+        if (sent is not None and (last is None or sent > last)) or any(
+                lease is not None and (last is None or created > last) for _pk, _outcome, lease, created in rows):
             why[note.pk] = "coalesced"
         else:  # every older one waiting for its retry, told before the player acted or not
-            replaced += [r["pk"] for r in rows if r["outcome"] == "retrying" and r["lease_until"] is None]
+            replaced += [pk for pk, outcome, lease, _created in rows if outcome == "retrying" and lease is None]
     return why, replaced
 
 
+def _turns_told(pairs: set[tuple[int, int]], ids: list[int]) -> tuple[
+        dict[tuple[int, int], datetime], dict[tuple[int, int], datetime], dict[tuple[int, int], list[tuple[Any, ...]]]]:
+    """Per (player, game): when the player last moved in it, when the newest your_turn sent to them
+    was told, and the your_turns not sent yet (id, outcome, lease, told), the batch's ``ids`` left
+    out. One statement; the sent ones as their newest only (a long game has many). "Told" is the
+    notification's time, not its delivery row's: a turn told before the player moved, whose row the
+    reader wrote after it, is no newer turn (it made the next one look coalesced)."""
+    players, games = sorted({p for p, _g in pairs}), sorted({g for _p, g in pairs})
+    ids = ids or [0]
+    quote = connection.ops.quote_name
+    deliveries, moves = quote(Delivery._meta.db_table), quote(Move._meta.db_table)
+    notes = quote(Notification._meta.db_table)
+
+    def among(table: str) -> str:
+        return (f"{table}player_id IN ({', '.join(['%s'] * len(players))}) "
+                f"AND {table}game_id IN ({', '.join(['%s'] * len(games))})")
+
+    told = (f"FROM {deliveries} d JOIN {notes} n ON n.id = d.notification_id "
+            f"WHERE {among('d.')} AND d.kind = 'your_turn'")
+    sql = (f"SELECT 'waiting', d.id, d.player_id, d.game_id, d.outcome, d.lease_until, n.created_at {told} "
+           f"AND d.outcome IN ('pending', 'retrying') AND d.notification_id NOT IN ({', '.join(['%s'] * len(ids))}) "
+           f"UNION ALL SELECT 'sent', NULL, d.player_id, d.game_id, NULL, NULL, MAX(n.created_at) {told} "
+           f"AND d.outcome = 'sent' GROUP BY d.player_id, d.game_id UNION ALL "
+           f"SELECT 'moved', NULL, player_id, game_id, NULL, NULL, MAX(created_at) FROM {moves} "
+           f"WHERE {among('')} GROUP BY player_id, game_id")
+    acted: dict[tuple[int, int], datetime] = {}
+    last_sent: dict[tuple[int, int], datetime] = {}
+    waiting: dict[tuple[int, int], list[tuple[Any, ...]]] = {}
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*players, *games, *ids, *players, *games, *players, *games])
+        for what, pk, player_id, game_id, outcome, lease, created in cursor.fetchall():
+            pair = (player_id, game_id)
+            if what == "waiting":
+                waiting.setdefault(pair, []).append((pk, outcome, _moment(lease), _moment(created)))
+            else:
+                (acted if what == "moved" else last_sent)[pair] = _moment(created)
+    return acted, last_sent, waiting
+
+
+def _moment(value: Any) -> Any:
+    """A timestamp read with a plain cursor: PostgreSQL gives it aware; SQLite gives Django's UTC,
+    naive or as text."""
+    if value is None:
+        return None
+    if not isinstance(value, datetime):
+        value = parse_datetime(value)
+    return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+
+
 def _targets_of(players: set[int]) -> dict[int, list[tuple[str, str, dict[str, Any]]]]:
-    """(channel, target, row fields) of every target of these players: three queries."""
+    """(channel, target, row fields) of every target of these players: one statement for the three
+    kinds. The subscription and device objects carry what a send reads (and their ids); the e-mail
+    entry is read again when its batch is sent."""
     found: dict[int, list[tuple[str, str, dict[str, Any]]]] = {p: [] for p in players}
-    for sub in PushSubscription.objects.filter(player_id__in=players):
-        found[sub.player_id].append(("web_push", f"web_push:{sub.pk}", {"subscription": sub}))
-    for device in Device.objects.filter(player_id__in=players):
-        found[device.player_id].append((device.platform, f"{device.platform}:{device.pk}", {"device": device}))
-    for entry in EmailAddress.objects.filter(player_id__in=players, verified_at__isnull=False):
-        found[entry.player_id].append(("email", f"email:{entry.pk}", {"email": entry}))
+    if not players:
+        return found
+    ids = sorted(players)
+    marks = ", ".join(["%s"] * len(ids))
+    quote = connection.ops.quote_name
+    sql = (f"SELECT 'web_push', id, player_id, endpoint, p256dh, auth FROM {quote(PushSubscription._meta.db_table)} "
+           f"WHERE player_id IN ({marks}) UNION ALL "
+           f"SELECT platform, id, player_id, token, '', '' FROM {quote(Device._meta.db_table)} "
+           f"WHERE player_id IN ({marks}) UNION ALL "
+           f"SELECT 'email', id, player_id, '', '', '' FROM {quote(EmailAddress._meta.db_table)} "
+           f"WHERE player_id IN ({marks}) AND verified_at IS NOT NULL")
+    with connection.cursor() as cursor:
+        cursor.execute(sql, ids * 3)
+        rows = sorted(cursor.fetchall(), key=lambda row: (row[0] != "web_push", row[0] == "email", row[1]))
+    for channel, pk, player_id, text, p256dh, auth in rows:
+        if channel == "web_push":
+            sub = PushSubscription(id=pk, player_id=player_id, endpoint=text, p256dh=p256dh, auth=auth)
+            found[player_id].append(("web_push", f"web_push:{pk}", {"subscription": sub}))
+        elif channel == "email":
+            found[player_id].append(("email", f"email:{pk}", {}))
+        else:
+            device = Device(id=pk, player_id=player_id, platform=channel, token=text)
+            found[player_id].append((channel, f"{channel}:{pk}", {"device": device}))
     return found
 
 
@@ -534,9 +605,10 @@ def _deliveries_rows(ids: list[int]) -> tuple[list[Delivery], dict[int, str]]:
     the pending ones leased to this worker, with the players' languages."""
     if not ids:
         return [], {}
-    notes = list(Notification.objects.filter(pk__in=ids))
+    notes = list(Notification.objects.filter(pk__in=ids).filter(
+        ~Exists(Delivery.objects.filter(notification_id=OuterRef("pk")))).annotate(**PREFERENCES_READ))
     players = {n.player_id for n in notes}
-    prefs = {p.player_id: p for p in Preferences.objects.filter(player_id__in=players)}
+    prefs = {n.player_id: _preferences_read(n) for n in notes if n.prefs_id is not None}
     languages = {pid: (prefs.get(pid) or Preferences(player_id=pid)).language for pid in players}
     targets = _targets_of(players)
     why, replaced = _your_turns_judged(notes, ids)
@@ -549,11 +621,10 @@ def _deliveries_rows(ids: list[int]) -> tuple[list[Delivery], dict[int, str]]:
             if not prefer.wants(note.kind, channel):
                 continue
             outcome = _outcome_before_sending(note, channel, prefer, now, why.get(note.pk))
-            fields = {k: v for k, v in fields.items() if k != "email"}
             rows.append(Delivery(notification=note, player_id=note.player_id, game_id=note.game_id, kind=note.kind,
                                  channel=channel, target=target, outcome=outcome, next_attempt_at=now,
                                  lease_until=lease if outcome == "pending" else None, **fields))
-    with transaction.atomic():
+    with transaction.atomic(savepoint=False):  # the caller's transaction: a refused row undoes it all
         if replaced:  # the newest your_turn of a game replaces older ones not sent yet (and not in flight)
             count = Delivery.objects.filter(pk__in=replaced, outcome="retrying", lease_until__isnull=True).update(
                 outcome="replaced", next_attempt_at=None)
@@ -577,25 +648,33 @@ def outbox_read(*, limit: int = 500, wait: bool = False) -> int:
 
     On PostgreSQL the rows are claimed with ``FOR UPDATE SKIP LOCKED``: readers of several processes
     take disjoint batches; a reader killed before its commit leaves its batch to the next."""
-    rows, languages, taken = _outbox_taken(limit)
+    try:
+        rows, languages, taken = _outbox_taken(limit)
+    except IntegrityError:  # a fan-out task of the code before the outbox wrote some meanwhile: it sends
+        log.warning("notify: an outbox batch met deliveries written meanwhile; read again", exc_info=True)
+        rows, languages, taken = _outbox_taken(limit)  # those are left out now
     deliveries_send(rows, languages, wait=wait)
     return taken
 
 
 @database_retry.written_once_more
 def _outbox_taken(limit: int) -> tuple[list[Delivery], dict[int, str], int]:
-    entries = list(Outbox.objects.select_for_update(skip_locked=True).order_by("pk")
-                   .values_list("pk", "notification_id")[:limit])
+    entries = _outbox_claimed(limit)
     if not entries:
         return [], {}, 0
-    ids = sorted({n for _pk, n in entries})
-    done_before = set(Delivery.objects.filter(notification_id__in=ids).values_list("notification_id", flat=True))
-    try:
-        rows, languages = _deliveries_rows([i for i in ids if i not in done_before])
-    except IntegrityError:  # a fan-out task of the code before the outbox wrote them meanwhile: it sends them
-        rows, languages = [], {}
-    Outbox.objects.filter(pk__in=[pk for pk, _n in entries]).delete()
+    rows, languages = _deliveries_rows(sorted({n for _pk, n in entries}))  # none made before: left out
     return rows, languages, len(entries)
+
+
+def _outbox_claimed(limit: int) -> list[tuple[int, int]]:
+    """(id, notification id) of up to ``limit`` outbox rows, deleted in the caller's transaction: one
+    statement (on PostgreSQL the rows another reader holds are skipped)."""
+    table = connection.ops.quote_name(Outbox._meta.db_table)
+    skip = " FOR UPDATE SKIP LOCKED" if connection.features.has_select_for_update_skip_locked else ""
+    with connection.cursor() as cursor:
+        cursor.execute(f"DELETE FROM {table} WHERE id IN (SELECT id FROM {table} ORDER BY id LIMIT %s{skip}) "
+                       "RETURNING id, notification_id", [limit])
+        return cursor.fetchall()
 
 
 def retries_read(*, limit: int = 500, wait: bool = False, ahead: float = 0.0) -> int:

@@ -66,9 +66,10 @@ class CheckedBackend(httpcore.AsyncNetworkBackend):
     """httpcore's network backend with the SSRF guard at connect time: the name is resolved here, every
     address must pass ``refusal`` and the connection goes to the first (the one that was checked)."""
 
-    def __init__(self, refusal: Refusal | None) -> None:
+    def __init__(self, refusal: Refusal | None, *, http1: bool = True) -> None:
         self.inner = httpcore.AnyIOBackend()
         self.refusal = refusal
+        self.http1 = http1  # a plain connection speaks HTTP/1.1 (else HTTP/2 with prior knowledge)
 
     async def connect_tcp(self, host: str, port: int, timeout: float | None = None,
                           local_address: str | None = None, socket_options: Any = None) -> httpcore.AsyncNetworkStream:
@@ -85,7 +86,7 @@ class CheckedBackend(httpcore.AsyncNetworkBackend):
                     raise ssrf.UnsafeTarget("private_address", address=text, kind=why)
             host = addresses[0]
         return KeptStream(await self.inner.connect_tcp(host, port, timeout=timeout, local_address=local_address,
-                                                       socket_options=socket_options))
+                                                       socket_options=socket_options), one_request=self.http1)
 
     async def connect_unix_socket(self, path: str, timeout: float | None = None,
                                   socket_options: Any = None) -> httpcore.AsyncNetworkStream:
@@ -95,41 +96,76 @@ class CheckedBackend(httpcore.AsyncNetworkBackend):
         await self.inner.sleep(seconds)
 
 
-class KeptStream(httpcore.AsyncNetworkStream):
-    """anyio's stream with a cheaper liveness check: httpcore asks every idle connection of a pool
-    whether it is readable (closed by the far end) at each request, and anyio answers by building all
-    the socket's attributes, a ``getpeername`` call among them (a tenth of the deliveries process's
-    CPU). The socket is looked up and registered with a poll object once; ``is_readable`` is one
-    zero-timeout poll."""
+#: An idle connection found not readable (not closed by the far end) is taken as such this long
+#: without asking again: httpcore asks every idle connection of a pool at each request and at each
+#: answer's end (a poll each), though a far end closes a kept connection after seconds of quiet.
+READABLE_CHECK_SECONDS = 0.05
 
-    def __init__(self, inner: httpcore.AsyncNetworkStream) -> None:
+
+class KeptStream(httpcore.AsyncNetworkStream):
+    """anyio's stream, cheaper per request.
+
+    - The liveness check: httpcore asks every idle connection of a pool whether it is readable (closed
+      by the far end), and anyio answers by building all the socket's attributes, a ``getpeername``
+      call among them. The socket is looked up and registered with a poll object once; ``is_readable``
+      is one zero-timeout poll, and a "no" holds for READABLE_CHECK_SECONDS.
+    - One write per HTTP/1.1 request (``one_request``): httpcore writes a request's head and its body
+      apart (two system calls, two TLS records); they are kept and written together when the answer
+      is read. Not on HTTP/2, where requests of other tasks share the connection and a read may wait
+      for another stream's answer."""
+
+    def __init__(self, inner: httpcore.AsyncNetworkStream, *, one_request: bool) -> None:
         self.inner = inner
         self.sock = inner.get_extra_info("socket")
         self.poller = select.poll()
         if self.sock is not None:
             self.poller.register(self.sock, select.POLLIN)
+        self.quiet_until = 0.0
+        self.one_request = one_request
+        self.unsent: list[bytes] = []
 
     async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        if self.unsent:
+            data, self.unsent = b"".join(self.unsent), []
+            await self.inner.write(data, timeout)
         return await self.inner.read(max_bytes, timeout)
 
     async def write(self, buffer: bytes, timeout: float | None = None) -> None:
-        await self.inner.write(buffer, timeout)
+        if not self.one_request:
+            await self.inner.write(buffer, timeout)
+        elif buffer:
+            self.unsent.append(buffer)
 
     async def aclose(self) -> None:
+        self.unsent = []
         await self.inner.aclose()
 
     async def start_tls(self, ssl_context: Any, server_hostname: str | None = None,
                         timeout: float | None = None) -> httpcore.AsyncNetworkStream:
-        return KeptStream(await self.inner.start_tls(ssl_context, server_hostname, timeout))
+        stream = await self.inner.start_tls(ssl_context, server_hostname, timeout)
+        ssl_object = stream.get_extra_info("ssl_object")
+        http2 = ssl_object is not None and ssl_object.selected_alpn_protocol() == "h2"
+        return KeptStream(stream, one_request=not http2)
 
     def get_extra_info(self, info: str) -> Any:
         if info == "is_readable":
             if self.sock is None or self.sock.fileno() < 0:
                 return True
-            return bool(self.poller.poll(0))
+            now = time.monotonic()
+            if now < self.quiet_until:
+                return False
+            readable = bool(self.poller.poll(0))
+            if not readable:
+                self.quiet_until = now + READABLE_CHECK_SECONDS
+            return readable
         if info == "socket":
             return self.sock
         return self.inner.get_extra_info(info)
+
+
+#: httpcore's failures of a request (a connection refused, a timeout, a broken answer).
+TRANSPORT_ERRORS = (httpcore.TimeoutException, httpcore.NetworkError, httpcore.ProtocolError,
+                    httpcore.UnsupportedProtocol)
 
 
 class PoolTransport(httpx.AsyncBaseTransport):
@@ -150,12 +186,8 @@ class PoolTransport(httpx.AsyncBaseTransport):
                 content = await answer.aread()
             finally:
                 await answer.aclose()
-        except httpcore.TimeoutException as exc:
-            raise getattr(httpx, type(exc).__name__, httpx.TimeoutException)(str(exc), request=request) from exc
-        except httpcore.ConnectError as exc:
-            raise httpx.ConnectError(str(exc), request=request) from exc
-        except (httpcore.NetworkError, httpcore.ProtocolError, httpcore.UnsupportedProtocol) as exc:
-            raise getattr(httpx, type(exc).__name__, httpx.TransportError)(str(exc), request=request) from exc
+        except TRANSPORT_ERRORS as exc:
+            raise as_httpx(exc, request) from exc
         return httpx.Response(answer.status, headers=answer.headers, content=content,
                               extensions={k: v for k, v in answer.extensions.items() if k != "network_stream"})
 
@@ -167,12 +199,62 @@ class PoolTransport(httpx.AsyncBaseTransport):
 POOL_CONNECTIONS = 4
 
 
+def as_httpx(exc: Exception, request: httpx.Request | None = None) -> httpx.TransportError:
+    """httpx's exception of the same name as httpcore's (what the callers catch)."""
+    if isinstance(exc, httpcore.TimeoutException):
+        return getattr(httpx, type(exc).__name__, httpx.TimeoutException)(str(exc), request=request)
+    if isinstance(exc, httpcore.ConnectError):
+        return httpx.ConnectError(str(exc), request=request)
+    return getattr(httpx, type(exc).__name__, httpx.TransportError)(str(exc), request=request)
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A POST made ready off the loop, for :meth:`KeptClient.post_prepared`: httpcore's URL and the
+    header lines, ``Host`` and ``Content-Length`` among them."""
+
+    url: httpcore.URL
+    headers: list[tuple[bytes, bytes]]
+    content: bytes
+
+
+def prepared(url: str, headers: dict[str, str], content: bytes) -> Prepared:
+    parsed = httpx.URL(url)
+    host = parsed.raw_host + (b":%d" % parsed.port if parsed.port else b"")
+    lines = [(b"Host", host), (b"Content-Length", b"%d" % len(content))]
+    lines += [(name.encode("ascii"), value.encode("latin-1")) for name, value in headers.items()]
+    return Prepared(httpcore.URL(scheme=parsed.raw_scheme, host=parsed.raw_host, port=parsed.port,
+                                 target=parsed.raw_path), lines, content)
+
+
 class KeptClient(httpx.AsyncClient):
     """An origin's client that counts its requests in flight (to pick the least busy of a group)."""
 
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
+    def __init__(self, *, pool: httpcore.AsyncConnectionPool, timeout: float, **kwargs: Any) -> None:
+        super().__init__(transport=PoolTransport(pool), timeout=timeout, **kwargs)
+        self.pool = pool
+        self.timeouts = {"connect": timeout, "read": timeout, "write": timeout, "pool": timeout}
         self.in_flight = 0
+
+    async def post_prepared(self, request: Prepared) -> tuple[int, bytes]:
+        """(status, body) of a POST sent straight on the pool: no httpx request and answer built
+        around it (httpx's layers cost a push about as much CPU as the HTTP exchange itself). Raises
+        httpx's exceptions, as :meth:`post` does."""
+        self.in_flight += 1
+        try:
+            core = httpcore.Request(b"POST", request.url, headers=request.headers, content=request.content,
+                                    extensions={"timeout": self.timeouts})
+            try:
+                answer = await self.pool.handle_async_request(core)
+                try:
+                    content = await answer.aread()
+                finally:
+                    await answer.aclose()
+            except TRANSPORT_ERRORS as exc:
+                raise as_httpx(exc) from exc
+            return answer.status, content
+        finally:
+            self.in_flight -= 1
 
     async def send(self, request: httpx.Request, **kwargs: Any) -> httpx.Response:
         self.in_flight += 1
@@ -290,7 +372,7 @@ class Outbound:
     # -- on the loop --
 
     def client(self, origin: str, *, refusal: Refusal | None, http2: bool = True, http1: bool = True,
-               timeout: float | None = None) -> httpx.AsyncClient:
+               timeout: float | None = None) -> KeptClient:
         """A kept client of an origin (``scheme://host:port``), the least busy of its group.
 
         An origin's connections are split into pools of at most POOL_CONNECTIONS: httpcore looks at
@@ -309,12 +391,12 @@ class Outbound:
         return min(group, key=lambda client: client.in_flight)
 
     def _client(self, size: int, refusal: Refusal | None, http1: bool, http2: bool,
-                timeout: float | None) -> httpx.AsyncClient:
+                timeout: float | None) -> KeptClient:
         pool = httpcore.AsyncConnectionPool(
             ssl_context=self.ssl_context(), max_connections=size, max_keepalive_connections=size,
             keepalive_expiry=float(settings.DELIVERY_KEEPALIVE_SECONDS), http1=http1, http2=http2,
-            network_backend=CheckedBackend(refusal))
-        return KeptClient(transport=PoolTransport(pool), follow_redirects=False, trust_env=False,
+            network_backend=CheckedBackend(refusal, http1=http1))
+        return KeptClient(pool=pool, follow_redirects=False, trust_env=False,
                           timeout=timeout or float(settings.NOTIFY_TIMEOUT_SECONDS))
 
     def ssl_context(self) -> Any:

@@ -94,3 +94,22 @@ def test_a_reader_that_died_before_its_commit_leaves_the_outbox_to_the_next(
     monkeypatch.setattr(services, "_deliveries_rows", real)
     assert services.outbox_read(wait=True) == 1
     assert len(push_service.for_("bo")) == 1
+
+
+def test_a_turn_told_before_the_player_moved_but_read_after_does_not_hold_back_the_next(
+    round_for_two: Callable[[], tuple[Any, Any, int]], push_service: PushService, settings: Any,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    """Coalescing compares the player's last move with when a turn was told, not with when the
+    reader wrote its row: a lagging reader wrote Bo's first your_turn after Bo had already played."""
+    settings.NOTIFY_RECENT_MOVE_SECONDS = 0
+    ada, bo, gid = round_for_two()
+    subscribe_phone(bo, push_service, "bo")
+    play_card(ada, gid, "KH", django_capture_on_commit_callbacks)  # Bo's turn told ...
+    play_card(bo, gid, "QH", django_capture_on_commit_callbacks)  # ... Bo plays before the reader came
+    assert services.outbox_read(wait=True) == 1  # the first turn is sent late
+    play_card(ada, gid, "10H", django_capture_on_commit_callbacks)  # Bo's next turn
+    assert services.outbox_read(wait=True) == 1
+    latest = Delivery.objects.filter(player_id=bo.player_id, kind="your_turn").latest("pk")
+    assert latest.outcome == "sent"
+    assert len(push_service.for_("bo")) == 2
