@@ -180,14 +180,7 @@ class PoolTransport(httpx.AsyncBaseTransport):
                                 url=httpcore.URL(scheme=request.url.raw_scheme, host=request.url.raw_host,
                                                  port=request.url.port, target=request.url.raw_path),
                                 headers=request.headers.raw, content=request.stream, extensions=request.extensions)
-        try:
-            answer = await self.pool.handle_async_request(core)
-            try:
-                content = await answer.aread()
-            finally:
-                await answer.aclose()
-        except TRANSPORT_ERRORS as exc:
-            raise as_httpx(exc, request) from exc
+        answer, content = await exchange(self.pool, core, request)
         return httpx.Response(answer.status, headers=answer.headers, content=content,
                               extensions={k: v for k, v in answer.extensions.items() if k != "network_stream"})
 
@@ -197,6 +190,21 @@ class PoolTransport(httpx.AsyncBaseTransport):
 
 #: Connections of one pool (see :meth:`Outbound.client`).
 POOL_CONNECTIONS = 4
+
+
+async def exchange(pool: httpcore.AsyncConnectionPool, core: httpcore.Request,
+                   request: httpx.Request | None = None) -> tuple[httpcore.Response, bytes]:
+    """One request on the pool and its answer read whole (deliveries get short answers); httpcore's
+    failures raised as httpx's."""
+    try:
+        answer = await pool.handle_async_request(core)
+        try:
+            content = await answer.aread()
+        finally:
+            await answer.aclose()
+    except TRANSPORT_ERRORS as exc:
+        raise as_httpx(exc, request) from exc
+    return answer, content
 
 
 def as_httpx(exc: Exception, request: httpx.Request | None = None) -> httpx.TransportError:
@@ -244,14 +252,7 @@ class KeptClient(httpx.AsyncClient):
         try:
             core = httpcore.Request(b"POST", request.url, headers=request.headers, content=request.content,
                                     extensions={"timeout": self.timeouts})
-            try:
-                answer = await self.pool.handle_async_request(core)
-                try:
-                    content = await answer.aread()
-                finally:
-                    await answer.aclose()
-            except TRANSPORT_ERRORS as exc:
-                raise as_httpx(exc) from exc
+            answer, content = await exchange(self.pool, core)
             return answer.status, content
         finally:
             self.in_flight -= 1

@@ -495,6 +495,18 @@ def _deck(rules: RuleSet) -> tuple[str, ...]:
     return tuple(build_deck(rules.deck, rules.jokers))
 
 
+def decision_root(view: dict[str, Any], knowledge: Knowledge, rng: random.Random
+                  ) -> tuple[Worlds, GameState, list[Move]] | None:
+    """A decision's worlds, the first world drawn (the root) and the seat's moves in it; None when the
+    round is over. The bot and the benchmark that judges its choices start alike, drawing the same
+    random numbers."""
+    if view.get("status") != ACTIVE:
+        return None
+    worlds = knowledge.worlds(view, rng)
+    root = worlds.world(rng)
+    return worlds, root, _root_moves(root, knowledge.seat)
+
+
 def strong_action(view: dict[str, Any], knowledge: Knowledge, rng: random.Random, *, playouts: int = 100_000,
                   clock: Callable[[], float] | None = None, deadline: float | None = None,
                   stats: dict[str, int] | None = None) -> dict[str, Any] | None:
@@ -503,11 +515,10 @@ def strong_action(view: dict[str, Any], knowledge: Knowledge, rng: random.Random
     It stops after ``playouts`` playouts, or once ``clock()`` reaches ``deadline``; it plays at least
     one playout per root move. ``stats`` (if given) counts the playouts, decisions and searches it made."""
     seat = knowledge.seat
-    if view.get("status") != ACTIVE:
+    found = decision_root(view, knowledge, rng)
+    if found is None:
         return None
-    worlds = knowledge.worlds(view, rng)
-    root = worlds.world(rng)
-    moves = _root_moves(root, seat)
+    worlds, root, moves = found
     if not moves:
         return None
     for move in moves:
@@ -618,11 +629,10 @@ def search_outcomes(view: dict[str, Any], knowledge: Knowledge, rng: random.Rand
     actions, the index of the basic bot's choice among them, and :func:`paired_outcomes`; None where
     :func:`strong_action` would not search (no choice, a call, not on turn)."""
     seat = knowledge.seat
-    if view.get("status") != ACTIVE:
+    found = decision_root(view, knowledge, rng)
+    if found is None:
         return None
-    worlds = knowledge.worlds(view, rng)
-    root = worlds.world(rng)
-    moves = _root_moves(root, seat)
+    worlds, root, moves = found
     if len(moves) < 2 or seat != root.turn or any(isinstance(move, dict) and move.get("type") == "say"
                                                    for move in moves):
         return None
