@@ -103,12 +103,17 @@ def test_the_piles_stay_put_when_a_wish_appears(server: str, new_page: Any) -> N
     page = new_page(PHONE)
     open_as(page, server, ada.token, f"#/game/{game}")
     expect(page.locator("#turn")).to_have_text("Your turn")
+    # Both measured with the stream open: the header's "Live" (or "Connection lost, ...") changes its
+    # height at this width, which is not the wish's doing.
+    live = page.locator("#stream-state")
+    expect(live).to_have_attribute("data-state", "open")
     expect(page.locator("#game")).to_have_attribute("data-settled", "true")
     before = boxes(page, "#stock-pile, #top-card, #seats .seat")
     page.locator(".hand-card[data-card='JC']").click()
     expect(page.locator("dialog.chooser .suit-button")).to_have_count(4)
     page.locator("dialog.chooser .suit-button[data-suit='H']").click()
     expect(page.locator("#wish")).to_contain_text("hearts")
+    expect(live).to_have_attribute("data-state", "open")
     expect(page.locator("#game")).to_have_attribute("data-settled", "true")
     after = boxes(page, "#stock-pile, #top-card, #seats .seat")
     assert after == before
