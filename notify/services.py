@@ -374,15 +374,15 @@ def unsubscribe(*, signed_value: str) -> tuple[int, str]:
 # --- preferences ----------------------------------------------------------------------------------
 
 
+#: The fields of a player's preferences a batch reads with each notification.
+PREFERENCE_FIELDS = ("id", "choices", "quiet_start", "quiet_end", "time_zone", "language")
 #: A notification's player's preferences, read with it (one join, no query of their own).
-PREFERENCES_READ = {f"prefs_{name}": F(f"player__notify_preferences__{name}")
-                    for name in ("id", "choices", "quiet_start", "quiet_end", "time_zone", "language")}
+PREFERENCES_READ = {f"prefs_{name}": F(f"player__notify_preferences__{name}") for name in PREFERENCE_FIELDS}
 
 
 def _preferences_read(note: Notification) -> Preferences:
     """The Preferences of a notification read with :data:`PREFERENCES_READ` (its row's id set)."""
-    return Preferences(player_id=note.player_id, **{name: getattr(note, f"prefs_{name}") for name in (
-        "id", "choices", "quiet_start", "quiet_end", "time_zone", "language")})
+    return Preferences(player_id=note.player_id, **{name: getattr(note, f"prefs_{name}") for name in PREFERENCE_FIELDS})
 
 
 def _preferences(player_id: int) -> Preferences:
