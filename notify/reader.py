@@ -38,10 +38,13 @@ def start() -> threading.Thread | None:
         thread = _started.get(os.getpid())
         if thread is None or not thread.is_alive():
             thread = _started[os.getpid()] = threading.Thread(target=_run, name="deliveries-reader", daemon=True)
+            outbound.outbound().reader_attached = True  # an origin back from failing waits for its read
             thread.start()
         return thread
 
 
+#: When an origin comes back, the outbox is read up to this many full batches before it is let go.
+BACK_BATCHES = 4
 #: Due retries are looked for this often (they wait seconds anyway); the outbox at every round.
 RETRIES_READ_SECONDS = 0.5
 
@@ -53,12 +56,22 @@ def read_once(*, retries: bool = True) -> int:
     from notify import services
 
     limit = int(settings.DELIVERY_READ_BATCH)
-    taken = services.outbox_read(limit=limit)
-    back = outbound.outbound().origin_back
-    if back.is_set():
-        back.clear()
-        return taken + services.retries_read(limit=limit, ahead=float(settings.NOTIFY_BACKOFF_MAX_SECONDS))
-    return taken + (services.retries_read(limit=limit) if retries else 0)
+    sender = outbound.outbound()
+    if not sender.origin_back.is_set():
+        return services.outbox_read(limit=limit) + (services.retries_read(limit=limit) if retries else 0)
+    # An origin came back: what was committed until now is read before its waiting jobs go (the newest
+    # your_turn of a game replaces the older one first), then its held-back retries, then it is let go.
+    sender.origin_back.clear()
+    count = sender.back_count
+    taken = 0
+    for _batch in range(BACK_BATCHES):
+        got = services.outbox_read(limit=limit)
+        taken += got
+        if got < limit:
+            break
+    taken += services.retries_read(limit=limit, ahead=float(settings.NOTIFY_BACKOFF_MAX_SECONDS))
+    sender.held_released(count)
+    return taken
 
 
 def _run() -> None:

@@ -12,8 +12,9 @@ Bounds, so that one tenant cannot take the process:
 
 - a target (one webhook, one push subscription, one device) has ``DELIVERY_PER_TARGET`` requests in
   flight at most; its other jobs wait in its own lane, and a newer job with the same collapse key
-  (a game's ``your_turn``) replaces an older one still waiting there, or still in flight unanswered
-  (its request is abandoned: a stalled push service gets one push per game, not one per turn);
+  (a game's ``your_turn``) replaces an older one still waiting there or at its origin (backing off,
+  held). One whose request is out is not abandoned: the far end may deliver it all the same, and its
+  row is to say what happened; the newer one goes when it is answered or times out;
 - a player has ``DELIVERY_PER_PLAYER`` in flight at most, whatever their targets;
 - an origin ``DELIVERY_PER_ORIGIN`` (its connection pool's size too), the process
   ``DELIVERY_MAX_IN_FLIGHT``;
@@ -21,8 +22,14 @@ Bounds, so that one tenant cannot take the process:
   0.5 s, doubled per failure up to ``DELIVERY_BACKOFF_MAX_SECONDS``, before its next request; a target
   that answers slower than ``DELIVERY_SLOW_SECONDS`` waits 0.5 s (its origin answered: it is up, and
   its other targets go on; a push service back from a stall answers everything it held slowly). Jobs
-  of other targets never wait for it. An origin that answers again after failing sets
-  :attr:`Outbound.origin_back`.
+  of other targets never wait for it.
+- an origin that is failing gets one request at a time (a probe), not one per waiting target: a
+  stalled push service holds whatever it was sent and delivers it on its return, so everything sent
+  into the stall would arrive beside the newer turns made meanwhile. When the probe is answered the
+  origin sets :attr:`Outbound.origin_back` and stays held until the process's reader has read the
+  outbox once more (:meth:`Outbound.held_released`; at most :data:`HELD_SECONDS`): a ``your_turn``
+  committed before the return then replaces its older one before that goes, and a push service back
+  from a stall gets one push per player and game.
 
 Server-side request forgery: a pool made with a ``refusal`` rule resolves the host when it opens a
 connection, checks every address with the rule (streams.ssrf) and connects to the checked one; TLS
@@ -308,6 +315,7 @@ class Job:
     key: Any = None
     superseded: bool = False
     started: bool = False
+    on_the_wire: bool = False
 
 
 @dataclass
@@ -317,6 +325,21 @@ class Lane:
     sending: dict = field(default_factory=dict)  # collapse key -> (job, its task) while in flight
     failures: int = 0
     paused_until: float = 0.0
+    # an origin's: its one probe is out while it fails; back, held until the reader read (the count)
+    probing: bool = False
+    held: int = 0
+    changed: asyncio.Event | None = None
+
+    def wake(self) -> None:
+        """Wake the jobs waiting for this origin to change (its probe answered, its hold ended)."""
+        if self.changed is not None:
+            self.changed.set()
+            self.changed = None
+
+
+#: the longest an origin back from failing waits for the reader's next read (a reader that is slow or
+#: stuck, a process without one) before its waiting jobs go anyway
+HELD_SECONDS = 2.0
 
 
 _sequence = itertools.count()
@@ -336,6 +359,10 @@ class Outbound:
         self.origin_gates: dict[str, asyncio.Semaphore] = {}
         #: Set when an origin that failed answers again (the reader then sends the retries it holds back).
         self.origin_back = threading.Event()
+        #: how many times an origin came back (counted before ``origin_back`` is set; see held_released)
+        self.back_count = 0
+        #: whether a reader feeds this process (then an origin back from failing waits for its read)
+        self.reader_attached = False
         self.thread = threading.Thread(target=self._run, name="deliveries-loop", daemon=True)
         self.thread.start()
 
@@ -356,6 +383,11 @@ class Outbound:
             return await make()
 
         return asyncio.run_coroutine_threadsafe(run(), self.loop).result(timeout)
+
+    def held_released(self, count: int) -> None:
+        """The reader has read the outbox after the first ``count`` returns of failing origins: their
+        waiting jobs may go (called from the reader's thread)."""
+        self.loop.call_soon_threadsafe(self._release, count)
 
     def reset(self) -> None:
         """Close every kept connection (the next request opens, and checks, a new one)."""
@@ -413,12 +445,13 @@ class Outbound:
         if older is not None:
             older.future.set_result(Done(replaced=True))
         if job.collapse is not None and job.key in lane.sending:
-            # One in flight unanswered (a stalled push service): the newer one takes its place now,
-            # not after it (two pushes of one turn). Its request is abandoned, its connection closed.
+            # One on its way but not sent (its origin fails or is held): the newer one takes its place
+            # now, not after it (two pushes of one turn). One whose request is out stays (see above).
             sending, task = lane.sending[job.key]
-            sending.superseded = True
-            if sending.started:  # a task cancelled before its first step would never settle its job
-                task.cancel()
+            if not sending.on_the_wire:
+                sending.superseded = True
+                if sending.started:  # a task cancelled before its first step would never settle its job
+                    task.cancel()
         lane.waiting[job.key] = job
         self._pump(job.target)
 
@@ -439,9 +472,48 @@ class Outbound:
         if not lane.waiting and not lane.in_flight and not lane.failures:
             self.lanes.pop(target, None)
 
+    def _release(self, count: int) -> None:
+        for origin in self.origins.values():
+            if origin.held and origin.held <= count:
+                origin.held = 0
+                origin.wake()
+
+    @staticmethod
+    def _hold_ended(origin: Lane, held: int) -> None:
+        if origin.held == held:
+            origin.held = 0
+            origin.wake()
+
+    async def _origin_turn(self, origin: Lane) -> bool:
+        """Wait until a job may go to its origin: not while it backs off, not beside a failing
+        origin's probe, not while it is held. True when the job goes as the failing origin's probe."""
+        while True:
+            now = time.monotonic()
+            if origin.paused_until > now:
+                await asyncio.sleep(origin.paused_until - now)
+                continue
+            if not origin.held and not origin.probing:
+                if not origin.failures:
+                    return False
+                origin.probing = True
+                return True
+            if origin.changed is None:
+                origin.changed = asyncio.Event()
+            await origin.changed.wait()
+
+    def _came_back(self, origin: Lane) -> None:
+        """A failing origin answered: its retries in the database may go now, and (with a reader) its
+        waiting jobs once the reader has read what was committed meanwhile."""
+        self.back_count += 1
+        if self.reader_attached:
+            origin.held = self.back_count
+            self.loop.call_later(HELD_SECONDS, self._hold_ended, origin, origin.held)
+        self.origin_back.set()
+
     async def _run_job(self, lane: Lane, job: Job) -> None:
         done = Done()
         job.started = True  # from here a cancel reaches the try below (see _enqueue)
+        origin, probe = None, False
         try:
             if job.superseded:
                 done.replaced = True
@@ -450,8 +522,7 @@ class Outbound:
                 done.expired = True
                 return
             origin = self.origins.setdefault(job.origin, Lane())
-            while origin.paused_until > time.monotonic():
-                await asyncio.sleep(origin.paused_until - time.monotonic())
+            probe = await self._origin_turn(origin)
             player_gate, users = self.players.setdefault(
                 job.player, (asyncio.Semaphore(int(settings.DELIVERY_PER_PLAYER)), [0]))
             users[0] += 1
@@ -467,6 +538,7 @@ class Outbound:
                             done.replaced = True
                             return
                         started = time.monotonic()
+                        job.on_the_wire = True
                         try:
                             done.value = await job.send()
                         finally:
@@ -488,7 +560,7 @@ class Outbound:
                     gate.failures, gate.paused_until = 0, time.monotonic() + 0.5
                 else:
                     if gate is origin and gate.failures:
-                        self.origin_back.set()  # its retries waiting in the database may go now
+                        self._came_back(origin)
                     gate.failures, gate.paused_until = 0, 0.0
             done.newer_waiting = job.collapse is not None and job.key in lane.waiting
         except asyncio.CancelledError:
@@ -499,6 +571,9 @@ class Outbound:
             if not job.future.done():
                 job.future.set_exception(exc)
         finally:
+            if probe and origin is not None:
+                origin.probing = False
+                origin.wake()
             if job.collapse is not None and lane.sending.get(job.key, (None,))[0] is job:
                 del lane.sending[job.key]
             lane.in_flight -= 1
