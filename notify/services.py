@@ -766,7 +766,7 @@ def _job(delivery: Delivery, language: str) -> outbound.Job | channels.Sent:
     return outbound.Job(target=delivery.target, origin=request.origin, player=delivery.player_id,
                         send=functools.partial(channels.posted, request), failed=channels.far_end_failed,
                         collapse=f"your_turn:{note.game_id}" if note.kind == "your_turn" else None,
-                        deadline=time.monotonic() + 0.8 * settings.NOTIFY_LEASE_SECONDS)
+                        one_at_a_time=True, deadline=time.monotonic() + 0.8 * settings.NOTIFY_LEASE_SECONDS)
 
 
 def _mail_job(rows: list[Delivery], languages: dict[int, str]) -> outbound.Job:

@@ -23,13 +23,15 @@ Bounds, so that one tenant cannot take the process:
   that answers slower than ``DELIVERY_SLOW_SECONDS`` waits 0.5 s (its origin answered: it is up, and
   its other targets go on; a push service back from a stall answers everything it held slowly). Jobs
   of other targets never wait for it.
-- an origin that is failing gets one request at a time (a probe), not one per waiting target: a
-  stalled push service holds whatever it was sent and delivers it on its return, so everything sent
-  into the stall would arrive beside the newer turns made meanwhile. When the probe is answered the
-  origin sets :attr:`Outbound.origin_back` and stays held until the process's reader has read the
-  outbox once more (:meth:`Outbound.held_released`; at most :data:`HELD_SECONDS`): a ``your_turn``
-  committed before the return then replaces its older one before that goes, and a push service back
-  from a stall gets one push per player and game.
+- a push service that is failing gets one push at a time (a probe), not one per waiting target
+  (jobs made with ``one_at_a_time``): a stalled push service holds whatever it was sent and delivers
+  it on its return, so everything sent into the stall would arrive beside the newer turns made
+  meanwhile. When the probe is answered the origin sets :attr:`Outbound.origin_back` and stays held
+  until the process's reader has read the outbox once more (:meth:`Outbound.held_released`; at most
+  :data:`HELD_SECONDS`): a ``your_turn`` committed before the return then replaces its older one
+  before that goes, and the service gets one push per player and game. Webhooks do not wait for a
+  probe: their origin may be shared by many players, and one player's failing receiver would make
+  the others' deliveries wait for probes of its own that fail.
 
 Server-side request forgery: a pool made with a ``refusal`` rule resolves the host when it opens a
 connection, checks every address with the rule (streams.ssrf) and connects to the checked one; TLS
@@ -313,6 +315,7 @@ class Job:
     deadline: float = float("inf")
     future: concurrent.futures.Future = field(default_factory=concurrent.futures.Future)
     key: Any = None
+    one_at_a_time: bool = False
     superseded: bool = False
     started: bool = False
     on_the_wire: bool = False
@@ -484,14 +487,17 @@ class Outbound:
             origin.held = 0
             origin.wake()
 
-    async def _origin_turn(self, origin: Lane) -> bool:
-        """Wait until a job may go to its origin: not while it backs off, not beside a failing
-        origin's probe, not while it is held. True when the job goes as the failing origin's probe."""
+    async def _origin_turn(self, origin: Lane, job: Job) -> bool:
+        """Wait until a job may go to its origin: not while it backs off; a ``one_at_a_time`` job
+        not beside a failing origin's probe, nor while the origin is held. True when the job goes as
+        the failing origin's probe."""
         while True:
             now = time.monotonic()
             if origin.paused_until > now:
                 await asyncio.sleep(origin.paused_until - now)
                 continue
+            if not job.one_at_a_time:
+                return False
             if not origin.held and not origin.probing:
                 if not origin.failures:
                     return False
@@ -501,11 +507,11 @@ class Outbound:
                 origin.changed = asyncio.Event()
             await origin.changed.wait()
 
-    def _came_back(self, origin: Lane) -> None:
-        """A failing origin answered: its retries in the database may go now, and (with a reader) its
-        waiting jobs once the reader has read what was committed meanwhile."""
+    def _came_back(self, origin: Lane, job: Job) -> None:
+        """A failing origin answered: its retries in the database may go now, and (a push service,
+        with a reader) its waiting jobs once the reader has read what was committed meanwhile."""
         self.back_count += 1
-        if self.reader_attached:
+        if self.reader_attached and job.one_at_a_time:
             origin.held = self.back_count
             self.loop.call_later(HELD_SECONDS, self._hold_ended, origin, origin.held)
         self.origin_back.set()
@@ -522,7 +528,7 @@ class Outbound:
                 done.expired = True
                 return
             origin = self.origins.setdefault(job.origin, Lane())
-            probe = await self._origin_turn(origin)
+            probe = await self._origin_turn(origin, job)
             player_gate, users = self.players.setdefault(
                 job.player, (asyncio.Semaphore(int(settings.DELIVERY_PER_PLAYER)), [0]))
             users[0] += 1
@@ -560,7 +566,7 @@ class Outbound:
                     gate.failures, gate.paused_until = 0, time.monotonic() + 0.5
                 else:
                     if gate is origin and gate.failures:
-                        self._came_back(origin)
+                        self._came_back(origin, job)
                     gate.failures, gate.paused_until = 0, 0.0
             done.newer_waiting = job.collapse is not None and job.key in lane.waiting
         except asyncio.CancelledError:

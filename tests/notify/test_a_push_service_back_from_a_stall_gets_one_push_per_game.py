@@ -1,5 +1,5 @@
 """A push service that stalls holds what it was sent and delivers it on its return. So a failing
-origin gets one request at a time (a probe), not one per waiting subscription, and when the probe
+push service gets one request at a time (a probe), not one per waiting subscription, and when the probe
 is answered the origin's waiting pushes go only after the reader has read the outbox once more: a
 your_turn committed before the return replaces its older one first. The service then gets one push
 per player and game for the stalled period (bench.push --stall measures it end to end)."""
@@ -32,8 +32,8 @@ class FarEnd:
     """A push service of the test's own, at the job level: it fails (503) until ``up``, and records
     when each request began and ended."""
 
-    def __init__(self, origin: str) -> None:
-        self.origin = origin
+    def __init__(self, origin: str, *, push: bool = True) -> None:
+        self.origin, self.push = origin, push
         self.up = threading.Event()
         self.requests: list[tuple[str, float, float]] = []
 
@@ -45,7 +45,7 @@ class FarEnd:
             return "ok" if self.up.is_set() else "503"
 
         return outbound.Job(target=target, origin=self.origin, player=hash(target) % 1000, send=send,
-                            failed=lambda value: value != "ok", collapse=collapse)
+                            failed=lambda value: value != "ok", collapse=collapse, one_at_a_time=self.push)
 
 
 def _most_at_once(requests: list[tuple[str, float, float]]) -> int:
@@ -70,6 +70,18 @@ def test_a_failing_origin_gets_one_request_at_a_time_until_it_answers(sender: ou
     probe, *rest = sorted(far.requests[1:], key=lambda r: r[1])  # whichever went first after the pause
     assert all(probe[2] <= began for _n, began, _e in rest), "the probe went alone"
     assert _most_at_once(rest) > 1, "once it answered, the waiting ones went at once"
+
+
+def test_webhooks_of_a_failing_origin_do_not_wait_for_a_probe(sender: outbound.Outbound) -> None:
+    """A webhook origin may be shared by many players: one player's failing receiver must not make
+    the others' deliveries wait for probes (its own, that fail). They back off, then go together."""
+    sender.reader_attached = True
+    far = FarEnd("https://hooks.example:443", push=False)
+    assert sender.submit(far.job("webhook:940", "first")).result(10).value == "503"
+    far.up.set()
+    waiting = [sender.submit(far.job(f"webhook:{941 + n}", f"hook {n}")) for n in range(4)]
+    assert all(future.result(10).value == "ok" for future in waiting)
+    assert _most_at_once(far.requests[1:]) == 4, "all four at once after the back-off"
 
 
 def test_an_origin_back_from_failing_waits_for_the_readers_read_and_the_newest_turn_goes(
