@@ -88,13 +88,14 @@ def origin_of(url: str) -> str:
 
 async def posted(request: Request, judge: Callable[[httpx.Response], Sent] | None = None) -> Sent:
     """POST a prepared request over the origin's kept client (call on the loop)."""
-    client = outbound.outbound().client(request.origin, refusal=request.refusal, http1=request.http1)
     judge = judge or request.extra.get("judge")
     try:
-        if judge is None:  # only the status and the text: straight on the pool
-            status, content = await client.post_prepared(
+        if judge is None and request.http1:  # only the status and the text: the light client
+            light = outbound.outbound().light(request.origin, refusal=request.refusal)
+            status, content = await light.post(
                 request.ready or outbound.prepared(request.url, request.headers, request.content))
             return judged(status, content.decode("utf-8", "replace"))
+        client = outbound.outbound().client(request.origin, refusal=request.refusal, http1=request.http1)
         answer = await client.post(request.url, content=request.content, headers=request.headers)
     except UnsafeTarget as exc:  # the address the name resolved to at connect time is refused
         return Sent(None, f"endpoint refused: {exc.reason} {exc.details}"[:300])

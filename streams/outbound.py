@@ -4,8 +4,10 @@ per origin, with bounds per process, per origin, per target and per player.
 Every delivery (a webhook, a Web Push, FCM, APNs, a batch of mails) is a :class:`Job` handed to the
 process's :class:`Outbound`: one asyncio event loop in a thread of its own, made on first use in the
 process that uses it (so a Celery worker's forked children each make their own after the fork). The
-loop holds one connection pool per origin (httpx over httpcore, HTTP/2 where TLS offers it), so
-connections outlive a task. The Django work (reading rows, recording outcomes) stays in ordinary
+loop holds one connection pool per origin, so connections outlive a task: httpx over httpcore (HTTP/2
+where TLS offers it) for webhooks and APNs, and for the prepared POSTs of Web Push and FCM, sent at
+the move rate, aiohttp (:class:`LightClient`: its HTTP/1.1 is parsed in C, a request costs the loop
+about a quarter of httpcore's CPU). The Django work (reading rows, recording outcomes) stays in ordinary
 threads; the loop only sends.
 
 Bounds, so that one tenant cannot take the process:
@@ -49,6 +51,7 @@ import logging
 import os
 import queue
 import select
+import socket
 import threading
 import time
 from collections import OrderedDict
@@ -56,8 +59,12 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import aiohttp
+import aiohttp.abc
 import httpcore
 import httpx
+import multidict
+import yarl
 from django.conf import settings
 from django.db import connections
 
@@ -69,6 +76,22 @@ Refusal = Callable[[ssrf.IPAddress, str], str | None]
 
 
 # --- connections: one pool per origin, the address checked when a connection is opened ---------------
+
+
+async def checked_addresses(host: str, port: int, refusal: Refusal) -> list[str]:
+    """The addresses of ``host`` (resolved now, unless it is one), every one passing ``refusal``;
+    the connection is to go to the first. Raises :class:`ssrf.UnsafeTarget`."""
+    try:
+        addresses = [str(ipaddress.ip_address(host))]
+    except ValueError:
+        addresses = await asyncio.get_running_loop().run_in_executor(None, ssrf.resolve, host, port)
+    if not addresses:
+        raise ssrf.UnsafeTarget("unresolvable", host=host)
+    for text in addresses:
+        why = refusal(ipaddress.ip_address(text), host)
+        if why is not None:
+            raise ssrf.UnsafeTarget("private_address", address=text, kind=why)
+    return addresses
 
 
 class CheckedBackend(httpcore.AsyncNetworkBackend):
@@ -83,17 +106,7 @@ class CheckedBackend(httpcore.AsyncNetworkBackend):
     async def connect_tcp(self, host: str, port: int, timeout: float | None = None,
                           local_address: str | None = None, socket_options: Any = None) -> httpcore.AsyncNetworkStream:
         if self.refusal is not None:
-            try:
-                addresses = [str(ipaddress.ip_address(host))]
-            except ValueError:
-                addresses = await asyncio.get_running_loop().run_in_executor(None, ssrf.resolve, host, port)
-            if not addresses:
-                raise ssrf.UnsafeTarget("unresolvable", host=host)
-            for text in addresses:
-                why = self.refusal(ipaddress.ip_address(text), host)
-                if why is not None:
-                    raise ssrf.UnsafeTarget("private_address", address=text, kind=why)
-            host = addresses[0]
+            host = (await checked_addresses(host, port, self.refusal))[0]
         return KeptStream(await self.inner.connect_tcp(host, port, timeout=timeout, local_address=local_address,
                                                        socket_options=socket_options), one_request=self.http1)
 
@@ -227,21 +240,73 @@ def as_httpx(exc: Exception, request: httpx.Request | None = None) -> httpx.Tran
 
 @dataclass(frozen=True)
 class Prepared:
-    """A POST made ready off the loop, for :meth:`KeptClient.post_prepared`: httpcore's URL and the
-    header lines, ``Host`` and ``Content-Length`` among them."""
+    """A POST made ready off the loop, for :meth:`LightClient.post`: the URL parsed, the headers in
+    aiohttp's own mapping."""
 
-    url: httpcore.URL
-    headers: list[tuple[bytes, bytes]]
+    url: yarl.URL
+    headers: multidict.CIMultiDict
     content: bytes
 
 
 def prepared(url: str, headers: dict[str, str], content: bytes) -> Prepared:
-    parsed = httpx.URL(url)
-    host = parsed.raw_host + (b":%d" % parsed.port if parsed.port else b"")
-    lines = [(b"Host", host), (b"Content-Length", b"%d" % len(content))]
-    lines += [(name.encode("ascii"), value.encode("latin-1")) for name, value in headers.items()]
-    return Prepared(httpcore.URL(scheme=parsed.raw_scheme, host=parsed.raw_host, port=parsed.port,
-                                 target=parsed.raw_path), lines, content)
+    return Prepared(yarl.URL(url), multidict.CIMultiDict(headers), content)
+
+
+class CheckedResolver(aiohttp.abc.AbstractResolver):
+    """aiohttp's look-up with the SSRF guard, as :class:`CheckedBackend` for httpcore: the name is
+    resolved when a connection is opened, every address checked, the connection made to the first.
+    (aiohttp asks no resolver for an address literal: :class:`LightClient` checks those itself.)"""
+
+    def __init__(self, refusal: Refusal) -> None:
+        self.refusal = refusal
+
+    async def resolve(self, host: str, port: int = 0, family: int = socket.AF_INET) -> list[Any]:
+        address = (await checked_addresses(host, port, self.refusal))[0]
+        return [{"hostname": host, "host": address, "port": port, "proto": 0, "flags": socket.AI_NUMERICHOST,
+                 "family": socket.AF_INET6 if ":" in address else socket.AF_INET}]
+
+    async def close(self) -> None:
+        pass
+
+
+class LightClient:
+    """An origin's client for prepared POSTs (Web Push, FCM: HTTP/1.1, a status and a short answer
+    read): aiohttp over connections kept per origin, ``DELIVERY_PER_ORIGIN`` of them at most, each
+    opened to an address the ``refusal`` rule passed. Raises httpx's exceptions, as KeptClient does."""
+
+    def __init__(self, origin: str, *, refusal: Refusal | None, ssl_context: Any, timeout: float) -> None:
+        size = int(settings.DELIVERY_PER_ORIGIN)
+        connector = aiohttp.TCPConnector(
+            limit=size, limit_per_host=size, keepalive_timeout=float(settings.DELIVERY_KEEPALIVE_SECONDS),
+            use_dns_cache=False, ssl=ssl_context, happy_eyeballs_delay=None,
+            resolver=CheckedResolver(refusal) if refusal is not None else None)
+        self.session = aiohttp.ClientSession(connector=connector, timeout=aiohttp.ClientTimeout(total=timeout),
+                                             auto_decompress=False, skip_auto_headers=("Accept-Encoding",))
+        self.refused: ssrf.UnsafeTarget | None = None
+        host = yarl.URL(origin).host or ""
+        try:
+            literal = ipaddress.ip_address(host.strip("[]"))
+        except ValueError:
+            literal = None
+        if refusal is not None and literal is not None:
+            why = refusal(literal, host)
+            if why is not None:
+                self.refused = ssrf.UnsafeTarget("private_address", address=str(literal), kind=why)
+
+    async def post(self, request: Prepared) -> tuple[int, bytes]:
+        """(status, body) of the POST."""
+        if self.refused is not None:
+            raise self.refused
+        try:
+            async with self.session.post(request.url, data=request.content, headers=request.headers) as answer:
+                return answer.status, await answer.read()
+        except TimeoutError as exc:
+            raise httpx.TimeoutException(f"no answer within {self.session.timeout.total} s") from exc
+        except aiohttp.ClientError as exc:
+            raise httpx.TransportError(f"{type(exc).__name__}: {exc}") from exc
+
+    async def aclose(self) -> None:
+        await self.session.close()
 
 
 class KeptClient(httpx.AsyncClient):
@@ -252,19 +317,6 @@ class KeptClient(httpx.AsyncClient):
         self.pool = pool
         self.timeouts = {"connect": timeout, "read": timeout, "write": timeout, "pool": timeout}
         self.in_flight = 0
-
-    async def post_prepared(self, request: Prepared) -> tuple[int, bytes]:
-        """(status, body) of a POST sent straight on the pool: no httpx request and answer built
-        around it (httpx's layers cost a push about as much CPU as the HTTP exchange itself). Raises
-        httpx's exceptions, as :meth:`post` does."""
-        self.in_flight += 1
-        try:
-            core = httpcore.Request(b"POST", request.url, headers=request.headers, content=request.content,
-                                    extensions={"timeout": self.timeouts})
-            answer, content = await exchange(self.pool, core)
-            return answer.status, content
-        finally:
-            self.in_flight -= 1
 
     async def send(self, request: httpx.Request, **kwargs: Any) -> httpx.Response:
         self.in_flight += 1
@@ -355,6 +407,7 @@ class Outbound:
         self.pid = os.getpid()
         self.loop = asyncio.new_event_loop()
         self.clients: OrderedDict[tuple[Any, ...], list[KeptClient]] = OrderedDict()
+        self.light_clients: OrderedDict[tuple[Any, ...], LightClient] = OrderedDict()
         self.context: Any = None
         self.lanes: dict[str, Lane] = {}
         self.origins: dict[str, Lane] = {}
@@ -396,9 +449,12 @@ class Outbound:
         """Close every kept connection (the next request opens, and checks, a new one)."""
         async def close() -> None:
             groups, self.clients, self.context = list(self.clients.values()), OrderedDict(), None
+            lights, self.light_clients = list(self.light_clients.values()), OrderedDict()
             for group in groups:
                 for client in group:
                     await client.aclose()
+            for light in lights:
+                await light.aclose()
             self.lanes.clear()
             self.origins.clear()
 
@@ -425,6 +481,19 @@ class Outbound:
                     self.loop.create_task(old.aclose())
         self.clients[key] = group
         return min(group, key=lambda client: client.in_flight)
+
+    def light(self, origin: str, *, refusal: Refusal | None) -> LightClient:
+        """The kept :class:`LightClient` of an origin (``scheme://host:port``); at most
+        DELIVERY_ORIGINS_KEPT origins are kept."""
+        key = (origin, refusal)
+        light = self.light_clients.pop(key, None)
+        if light is None:
+            light = LightClient(origin, refusal=refusal, ssl_context=self.ssl_context(),
+                                timeout=float(settings.NOTIFY_TIMEOUT_SECONDS))
+            while len(self.light_clients) >= int(settings.DELIVERY_ORIGINS_KEPT):
+                self.loop.create_task(self.light_clients.popitem(last=False)[1].aclose())
+        self.light_clients[key] = light
+        return light
 
     def _client(self, size: int, refusal: Refusal | None, http1: bool, http2: bool,
                 timeout: float | None) -> KeptClient:

@@ -66,3 +66,42 @@ def test_the_address_is_checked_when_a_kept_connection_is_opened(
         assert len(receiver.requests) == 2, "nothing was sent to the refused name"
     finally:
         receiver.close()
+
+
+def test_a_pushs_kept_connection_is_checked_when_opened_and_an_address_literal_too(
+    settings: Any, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The same for the light client of Web Push and FCM (aiohttp): its look-up is the guard's, when a
+    connection is opened; and an address literal, which aiohttp looks up nowhere, is checked too."""
+    from notify import channels
+
+    settings.WEBHOOK_ALLOWED_NETWORKS = ["127.0.0.1/32"]
+    receiver = KeepAliveReceiver(201)
+    port = int(receiver.url.split(":")[2].split("/")[0])
+    answer, looked_up = ["127.0.0.1"], []
+
+    def resolve(host: str, port: int) -> list[str]:
+        looked_up.append(host)
+        return list(answer) if host == "push.example" else [host]
+
+    def push(url: str) -> channels.Sent:
+        request = channels.Request(url, channels.origin_of(url), {"TTL": "60"}, b"sealed",
+                                   refusal=outbound.push_refusal)
+        return channels.sent_now(lambda: channels.posted(request))
+
+    monkeypatch.setattr(ssrf, "resolve", resolve)
+    outbound.reset()
+    try:
+        assert push(f"http://push.example:{port}/m/1").ok and push(f"http://push.example:{port}/m/2").ok
+        assert looked_up == ["push.example"], "resolved once, when the connection was opened; then kept"
+        assert [r["headers"]["Host"] for r in receiver.requests] == [f"push.example:{port}"] * 2
+        answer[:] = ["127.0.0.1", "10.0.0.7"]
+        outbound.reset()
+        refused = push(f"http://push.example:{port}/m/3")
+        assert not refused.ok and not refused.retry and "private_address" in refused.error
+        literal = push("http://10.0.0.7:9/m/4")
+        assert not literal.ok and not literal.retry and "private_address" in literal.error
+        assert len(receiver.requests) == 2, "nothing was sent to a refused address"
+    finally:
+        receiver.close()
+        outbound.reset()
