@@ -270,6 +270,11 @@ class CheckedResolver(aiohttp.abc.AbstractResolver):
         pass
 
 
+#: The most of an answer's body a push reads (its text only names an error): a far end that answers
+#: with more, or without a length, costs no more memory than this.
+ANSWER_BYTES = 16384
+
+
 class LightClient:
     """An origin's client for prepared POSTs (Web Push, FCM: HTTP/1.1, a status and a short answer
     read): aiohttp over connections kept per origin, ``DELIVERY_PER_ORIGIN`` of them at most, each
@@ -300,7 +305,9 @@ class LightClient:
             raise self.refused
         try:
             async with self.session.post(request.url, data=request.content, headers=request.headers) as answer:
-                return answer.status, await answer.read()
+                if answer.content_length is not None and answer.content_length <= ANSWER_BYTES:
+                    return answer.status, await answer.read()
+                return answer.status, await answer.content.read(ANSWER_BYTES)  # the connection is not kept
         except TimeoutError as exc:
             raise httpx.TimeoutException(f"no answer within {self.session.timeout.total} s") from exc
         except aiohttp.ClientError as exc:
