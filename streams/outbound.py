@@ -89,10 +89,16 @@ async def checked_addresses(host: str, port: int, refusal: Refusal) -> list[str]
     if not addresses:
         raise ssrf.UnsafeTarget("unresolvable", host=host)
     for text in addresses:
-        why = refusal(ipaddress.ip_address(text), host)
-        if why is not None:
-            raise ssrf.UnsafeTarget("private_address", address=text, kind=why)
+        unsafe = address_refused(ipaddress.ip_address(text), host, refusal)
+        if unsafe is not None:
+            raise unsafe
     return addresses
+
+
+def address_refused(address: ssrf.IPAddress, host: str, refusal: Refusal) -> ssrf.UnsafeTarget | None:
+    """Why a connection to ``address`` (for ``host``) may not be opened, as the error to raise."""
+    why = refusal(address, host)
+    return None if why is None else ssrf.UnsafeTarget("private_address", address=str(address), kind=why)
 
 
 class CheckedBackend(httpcore.AsyncNetworkBackend):
@@ -295,9 +301,7 @@ class LightClient:
         except ValueError:
             literal = None
         if refusal is not None and literal is not None:
-            why = refusal(literal, host)
-            if why is not None:
-                self.refused = ssrf.UnsafeTarget("private_address", address=str(literal), kind=why)
+            self.refused = address_refused(literal, host, refusal)
 
     async def post(self, request: Prepared) -> tuple[int, bytes]:
         """(status, body) of the POST."""
@@ -322,8 +326,6 @@ class KeptClient(httpx.AsyncClient):
 
     def __init__(self, *, pool: httpcore.AsyncConnectionPool, timeout: float, **kwargs: Any) -> None:
         super().__init__(transport=PoolTransport(pool), timeout=timeout, **kwargs)
-        self.pool = pool
-        self.timeouts = {"connect": timeout, "read": timeout, "write": timeout, "pool": timeout}
         self.in_flight = 0
 
     async def send(self, request: httpx.Request, **kwargs: Any) -> httpx.Response:
@@ -398,6 +400,11 @@ class Lane:
         if self.changed is not None:
             self.changed.set()
             self.changed = None
+
+    def let_go(self) -> None:
+        """End the origin's hold: its waiting jobs go."""
+        self.held = 0
+        self.wake()
 
 
 #: the longest an origin back from failing waits for the reader's next read (a reader that is slow or
@@ -555,14 +562,12 @@ class Outbound:
     def _release(self, count: int) -> None:
         for origin in self.origins.values():
             if origin.held and origin.held <= count:
-                origin.held = 0
-                origin.wake()
+                origin.let_go()
 
     @staticmethod
     def _hold_ended(origin: Lane, held: int) -> None:
         if origin.held == held:
-            origin.held = 0
-            origin.wake()
+            origin.let_go()
 
     async def _origin_turn(self, origin: Lane, job: Job) -> bool:
         """Wait until a job may go to its origin: not while it backs off; a ``one_at_a_time`` job

@@ -34,19 +34,27 @@ class KeepAliveReceiver(Receiver):
         handler.end_headers = end_headers
 
 
+def _name_resolved(monkeypatch: pytest.MonkeyPatch, name: str) -> tuple[list[str], list[str]]:
+    """The guard's look-up, stubbed: ``name`` resolves to what the first list holds (127.0.0.1 until
+    the test changes it), any other host to itself; the second list records every name looked up."""
+    answer: list[str] = ["127.0.0.1"]
+    looked_up: list[str] = []
+
+    def resolve(host: str, port: int) -> list[str]:
+        looked_up.append(host)
+        return list(answer) if host == name else [host]
+
+    monkeypatch.setattr(ssrf, "resolve", resolve)
+    return answer, looked_up
+
+
 def test_the_address_is_checked_when_a_kept_connection_is_opened(
     make_player: Callable[..., Any], settings: Any, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     settings.WEBHOOK_ALLOWED_NETWORKS = ["127.0.0.1/32"]
     receiver = KeepAliveReceiver(200)
     port = int(receiver.url.split(":")[2].split("/")[0])
-    answer, looked_up = ["127.0.0.1"], []
-
-    def resolve(host: str, port: int) -> list[str]:
-        looked_up.append(host)
-        return list(answer) if host == "hooks.example" else [host]
-
-    monkeypatch.setattr(ssrf, "resolve", resolve)
+    answer, looked_up = _name_resolved(monkeypatch, "hooks.example")
     try:
         bo = make_player("Bo")
         hook = bo.post("/api/v1/webhooks", {"url": f"http://hooks.example:{port}/in", "events": ["*"]},
@@ -78,18 +86,12 @@ def test_a_pushs_kept_connection_is_checked_when_opened_and_an_address_literal_t
     settings.WEBHOOK_ALLOWED_NETWORKS = ["127.0.0.1/32"]
     receiver = KeepAliveReceiver(201)
     port = int(receiver.url.split(":")[2].split("/")[0])
-    answer, looked_up = ["127.0.0.1"], []
-
-    def resolve(host: str, port: int) -> list[str]:
-        looked_up.append(host)
-        return list(answer) if host == "push.example" else [host]
-
+    answer, looked_up = _name_resolved(monkeypatch, "push.example")
     def push(url: str) -> channels.Sent:
         request = channels.Request(url, channels.origin_of(url), {"TTL": "60"}, b"sealed",
                                    refusal=outbound.push_refusal)
         return channels.sent_now(lambda: channels.posted(request))
 
-    monkeypatch.setattr(ssrf, "resolve", resolve)
     outbound.reset()
     try:
         assert push(f"http://push.example:{port}/m/1").ok and push(f"http://push.example:{port}/m/2").ok
