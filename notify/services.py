@@ -27,7 +27,7 @@ import ipaddress
 import json
 import logging
 import time
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from typing import Any
 from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -35,16 +35,16 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from django.conf import settings
 from django.core import signing
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Exists, F, Max, OuterRef, Q
+from django.db.models import Max, Q
 from django.utils import timezone
-from django.utils.dateparse import parse_datetime
 from django.utils.translation import gettext_lazy as _
 
 from games import presence
-from games.models import Move, Player, Seat
+from games.models import Player, Seat
 from maumau import database_retry, observability
 from maumau.errors import ConflictError, DomainError, NotFoundError, ValidationFailed
 from notify import channels, mail, tasks, texts
+from notify import sql as notify_sql
 from notify.models import (
     CHANNELS,
     KINDS,
@@ -374,17 +374,6 @@ def unsubscribe(*, signed_value: str) -> tuple[int, str]:
 # --- preferences ----------------------------------------------------------------------------------
 
 
-#: The fields of a player's preferences a batch reads with each notification.
-PREFERENCE_FIELDS = ("id", "choices", "quiet_start", "quiet_end", "time_zone", "language")
-#: A notification's player's preferences, read with it (one join, no query of their own).
-PREFERENCES_READ = {f"prefs_{name}": F(f"player__notify_preferences__{name}") for name in PREFERENCE_FIELDS}
-
-
-def _preferences_read(note: Notification) -> Preferences:
-    """The Preferences of a notification read with :data:`PREFERENCES_READ` (its row's id set)."""
-    return Preferences(player_id=note.player_id, **{name: getattr(note, f"prefs_{name}") for name in PREFERENCE_FIELDS})
-
-
 def _preferences(player_id: int) -> Preferences:
     return Preferences.objects.filter(player_id=player_id).first() or Preferences(player_id=player_id)
 
@@ -456,14 +445,21 @@ def _your_turns_judged(notes: list[Notification], ids: list[int]) -> tuple[dict[
     long-poll of theirs on the game, or a move of theirs in it just now; ``coalesced``: a your_turn of
     this game was sent, or is on its way, since the player last acted in it), and the older unsent
     your_turns (retrying, not in flight) that the newest of their game replaces. A cache read and one
-    statement for the whole batch (:func:`_turns_told`)."""
+    statement for the whole batch (:func:`notify.sql.turns_told`); times in seconds since the epoch."""
     turns = [n for n in notes if n.kind == "your_turn" and n.game_id]
     if not turns:
         return {}, []
     pairs = {(n.player_id, n.game_id) for n in turns}
     watched = presence.watching_many(sorted(pairs))
-    acted, last_sent, waiting = _turns_told(pairs, ids)
-    recent = timezone.now() - timedelta(seconds=settings.NOTIFY_RECENT_MOVE_SECONDS)
+    acted: dict[tuple[int, int], float] = {}
+    last_sent: dict[tuple[int, int], float] = {}
+    waiting: dict[tuple[int, int], list[tuple[int, str, bool, float]]] = {}
+    for what, pk, player_id, game_id, outcome, leased, told in notify_sql.turns_told(pairs, ids):
+        if what == "waiting":
+            waiting.setdefault((player_id, game_id), []).append((pk, outcome, leased, told))
+        else:
+            (acted if what == "moved" else last_sent)[(player_id, game_id)] = told
+    recent = time.time() - settings.NOTIFY_RECENT_MOVE_SECONDS
     why: dict[int, str] = {}
     replaced: list[int] = []
     for note in turns:
@@ -476,82 +472,21 @@ def _your_turns_judged(notes: list[Notification], ids: list[int]) -> tuple[dict[
         rows = waiting.get(pair, ())
         sent = last_sent.get(pair)
         if (sent is not None and (last is None or sent > last)) or any(
-                lease is not None and (last is None or created > last) for _pk, _outcome, lease, created in rows):
+                leased and (last is None or told > last) for _pk, _outcome, leased, told in rows):
             why[note.pk] = "coalesced"
         else:  # every older one waiting for its retry, told before the player acted or not
-            replaced += [pk for pk, outcome, lease, _created in rows if outcome == "retrying" and lease is None]
+            replaced += [pk for pk, outcome, leased, _told in rows if outcome == "retrying" and not leased]
     return why, replaced
 
 
-def _turns_told(pairs: set[tuple[int, int]], ids: list[int]) -> tuple[
-        dict[tuple[int, int], datetime], dict[tuple[int, int], datetime], dict[tuple[int, int], list[tuple[Any, ...]]]]:
-    """Per (player, game): when the player last moved in it, when the newest your_turn sent to them
-    was told, and the your_turns not sent yet (id, outcome, lease, told), the batch's ``ids`` left
-    out. One statement; the sent ones as their newest only (a long game has many). "Told" is the
-    notification's time, not its delivery row's: a turn told before the player moved, whose row the
-    reader wrote after it, is no newer turn (it made the next one look coalesced)."""
-    players, games = sorted({p for p, _g in pairs}), sorted({g for _p, g in pairs})
-    ids = ids or [0]
-    quote = connection.ops.quote_name
-    deliveries, moves = quote(Delivery._meta.db_table), quote(Move._meta.db_table)
-    notes = quote(Notification._meta.db_table)
-
-    def among(table: str) -> str:
-        return (f"{table}player_id IN ({', '.join(['%s'] * len(players))}) "
-                f"AND {table}game_id IN ({', '.join(['%s'] * len(games))})")
-
-    told = (f"FROM {deliveries} d JOIN {notes} n ON n.id = d.notification_id "
-            f"WHERE {among('d.')} AND d.kind = 'your_turn'")
-    sql = (f"SELECT 'waiting', d.id, d.player_id, d.game_id, d.outcome, d.lease_until, n.created_at {told} "
-           f"AND d.outcome IN ('pending', 'retrying') AND d.notification_id NOT IN ({', '.join(['%s'] * len(ids))}) "
-           f"UNION ALL SELECT 'sent', NULL, d.player_id, d.game_id, NULL, NULL, MAX(n.created_at) {told} "
-           f"AND d.outcome = 'sent' GROUP BY d.player_id, d.game_id UNION ALL "
-           f"SELECT 'moved', NULL, player_id, game_id, NULL, NULL, MAX(created_at) FROM {moves} "
-           f"WHERE {among('')} GROUP BY player_id, game_id")
-    acted: dict[tuple[int, int], datetime] = {}
-    last_sent: dict[tuple[int, int], datetime] = {}
-    waiting: dict[tuple[int, int], list[tuple[Any, ...]]] = {}
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [*players, *games, *ids, *players, *games, *players, *games])
-        for what, pk, player_id, game_id, outcome, lease, created in cursor.fetchall():
-            pair = (player_id, game_id)
-            if what == "waiting":
-                waiting.setdefault(pair, []).append((pk, outcome, _moment(lease), _moment(created)))
-            else:
-                (acted if what == "moved" else last_sent)[pair] = _moment(created)
-    return acted, last_sent, waiting
-
-
-def _moment(value: Any) -> Any:
-    """A timestamp read with a plain cursor: PostgreSQL gives it aware; SQLite gives Django's UTC,
-    naive or as text."""
-    if value is None:
-        return None
-    if not isinstance(value, datetime):
-        value = parse_datetime(value)
-    return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
-
-
 def _targets_of(players: set[int]) -> dict[int, list[tuple[str, str, dict[str, Any]]]]:
-    """(channel, target, row fields) of every target of these players: one statement for the three
-    kinds. The subscription and device objects carry what a send reads (and their ids); the e-mail
+    """(channel, target, row fields) of every target of these players (one statement for the three
+    kinds). The subscription and device objects carry what a send reads (and their ids); the e-mail
     entry is read again when its batch is sent."""
     found: dict[int, list[tuple[str, str, dict[str, Any]]]] = {p: [] for p in players}
     if not players:
         return found
-    ids = sorted(players)
-    marks = ", ".join(["%s"] * len(ids))
-    quote = connection.ops.quote_name
-    sql = (f"SELECT 'web_push', id, player_id, endpoint, p256dh, auth FROM {quote(PushSubscription._meta.db_table)} "
-           f"WHERE player_id IN ({marks}) UNION ALL "
-           f"SELECT platform, id, player_id, token, '', '' FROM {quote(Device._meta.db_table)} "
-           f"WHERE player_id IN ({marks}) UNION ALL "
-           f"SELECT 'email', id, player_id, '', '', '' FROM {quote(EmailAddress._meta.db_table)} "
-           f"WHERE player_id IN ({marks}) AND verified_at IS NOT NULL")
-    with connection.cursor() as cursor:
-        cursor.execute(sql, ids * 3)
-        rows = sorted(cursor.fetchall(), key=lambda row: (row[0] != "web_push", row[0] == "email", row[1]))
-    for channel, pk, player_id, text, p256dh, auth in rows:
+    for channel, pk, player_id, text, p256dh, auth in notify_sql.targets_of(players):
         if channel == "web_push":
             sub = PushSubscription(id=pk, player_id=player_id, endpoint=text, p256dh=p256dh, auth=auth)
             found[player_id].append(("web_push", f"web_push:{pk}", {"subscription": sub}))
@@ -605,36 +540,34 @@ def _deliveries_rows(ids: list[int]) -> tuple[list[Delivery], dict[int, str]]:
     the pending ones leased to this worker, with the players' languages."""
     if not ids:
         return [], {}
-    notes = list(Notification.objects.filter(pk__in=ids).filter(
-        ~Exists(Delivery.objects.filter(notification_id=OuterRef("pk")))).annotate(**PREFERENCES_READ))
+    notes, prefs = notify_sql.notes_unwritten(ids)
     players = {n.player_id for n in notes}
-    prefs = {n.player_id: _preferences_read(n) for n in notes if n.prefs_id is not None}
-    languages = {pid: (prefs.get(pid) or Preferences(player_id=pid)).language for pid in players}
+    for pid in players - prefs.keys():
+        prefs[pid] = Preferences(player_id=pid)
+    languages = {pid: prefs[pid].language for pid in players}
     targets = _targets_of(players)
     why, replaced = _your_turns_judged(notes, ids)
     now = timezone.now()
-    lease = now + timedelta(seconds=settings.NOTIFY_LEASE_SECONDS)
     rows: list[Delivery] = []
     for note in notes:
-        prefer = prefs.get(note.player_id) or Preferences(player_id=note.player_id)
+        prefer = prefs[note.player_id]
         for channel, target, fields in targets.get(note.player_id, ()):
             if not prefer.wants(note.kind, channel):
                 continue
-            outcome = _outcome_before_sending(note, channel, prefer, now, why.get(note.pk))
             rows.append(Delivery(notification=note, player_id=note.player_id, game_id=note.game_id, kind=note.kind,
-                                 channel=channel, target=target, outcome=outcome, next_attempt_at=now,
-                                 lease_until=lease if outcome == "pending" else None, **fields))
+                                 channel=channel, target=target, **fields,
+                                 outcome=_outcome_before_sending(note, channel, prefer, now, why.get(note.pk))))
     with transaction.atomic(savepoint=False):  # the caller's transaction: a refused row undoes it all
         if replaced:  # the newest your_turn of a game replaces older ones not sent yet (and not in flight)
             count = Delivery.objects.filter(pk__in=replaced, outcome="retrying", lease_until__isnull=True).update(
                 outcome="replaced", next_attempt_at=None)
             for _n in range(count):
                 observability.notify_delivered("web_push", "replaced")
-        written = Delivery.objects.bulk_create(rows)
-    for row in written:
+        notify_sql.deliveries_insert(rows, now, now + timedelta(seconds=settings.NOTIFY_LEASE_SECONDS))
+    for row in rows:
         if row.outcome != "pending":
             observability.notify_delivered(row.channel, row.outcome)
-    return [row for row in written if row.outcome == "pending"], languages
+    return [row for row in rows if row.outcome == "pending"], languages
 
 
 # --- the deliveries process's reader: the outbox and the due retries, in batches ------------------
@@ -797,7 +730,7 @@ def deliveries_send(rows: list[Delivery], languages: dict[int, str], *, committe
     if not rows:
         return
     results: list[tuple[Delivery, Any]] = []
-    pending: list[tuple[list[Delivery], concurrent.futures.Future]] = []
+    jobs: list[tuple[list[Delivery], outbound.Job]] = []
     mails = []
     entries = {e.player_id: e for e in EmailAddress.objects.filter(
         player_id__in={r.player_id for r in rows if r.channel == "email"}, verified_at__isnull=False)}
@@ -822,9 +755,10 @@ def deliveries_send(rows: list[Delivery], languages: dict[int, str], *, committe
         if isinstance(job, channels.Sent):
             results.append((row, job))
         else:
-            pending.append(([row], sender.submit(job)))
+            jobs.append(([row], job))
     if mails:
-        pending.append((mails, sender.submit(_mail_job(mails, languages))))
+        jobs.append((mails, _mail_job(mails, languages)))
+    pending = list(zip([batch for batch, _job in jobs], sender.submit_all([job for _batch, job in jobs]), strict=True))
     if not wait:
         if results:
             _desk().put(("done", results))

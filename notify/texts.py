@@ -3,6 +3,7 @@ kind, the game and table, whose turn, the deadline, the URL to open. No hand, no
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import Any
 
@@ -25,25 +26,41 @@ def game_url(notification: Any) -> str:
 
 
 def title_and_body(notification: Any, language: str) -> tuple[str, str]:
+    language = language if language in {"en", "de", "fr"} else "en"
+    if notification.kind in SAID_OF_THE_TABLE:
+        return _said_of_the_table(notification.kind, language, notification.table_id)
     data = notification.data or {}
-    table = notification.table_id
-    with translation.override(language if language in {"en", "de", "fr"} else "en"):
-        where = _("Table %(table)s") % {"table": table} if table else _("Mau-Mau")
-        if notification.kind == "your_turn":
-            return _("Your turn"), _("%(where)s: it is your turn.") % {"where": where}
+    with translation.override(language):
+        where = _where(notification.table_id)
         if notification.kind == "deadline_soon":
             minutes = max(1, int(data.get("seconds_left") or 0) // 60)
             return _("Your time runs out"), _("%(where)s: %(minutes)s min left for your move.") % {
                 "where": where, "minutes": minutes}
-        if notification.kind == "challenge_received":
-            return _("A challenge"), _("%(where)s: you are challenged to a round.") % {"where": where}
-        if notification.kind == "game_started":
-            return _("Your round starts"), _("%(where)s: the round has started.") % {"where": where}
-        if notification.kind == "round_over":
-            return _("Round over"), _("%(where)s: the round is over.") % {"where": where}
         if notification.kind == "season_over":
             return _("Season over"), _season_over_body(data)
         return _("League over"), _("The league %(name)s is over.") % {"name": data.get("name") or ""}
+
+
+#: The kinds whose texts name only the table: said once per kind, language and table (the deliveries
+#: reader says one for nearly every push, and switching the language costs more than the rest of it).
+SAID_OF_THE_TABLE = ("your_turn", "challenge_received", "game_started", "round_over")
+
+
+@functools.lru_cache(maxsize=4096)
+def _said_of_the_table(kind: str, language: str, table: int | None) -> tuple[str, str]:
+    with translation.override(language):
+        where = _where(table)
+        if kind == "your_turn":
+            return _("Your turn"), _("%(where)s: it is your turn.") % {"where": where}
+        if kind == "challenge_received":
+            return _("A challenge"), _("%(where)s: you are challenged to a round.") % {"where": where}
+        if kind == "game_started":
+            return _("Your round starts"), _("%(where)s: the round has started.") % {"where": where}
+        return _("Round over"), _("%(where)s: the round is over.") % {"where": where}
+
+
+def _where(table: int | None) -> str:
+    return _("Table %(table)s") % {"table": table} if table else _("Mau-Mau")
 
 
 def _season_over_body(data: dict[str, Any]) -> str:
