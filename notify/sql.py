@@ -103,7 +103,9 @@ def turns_told(pairs: set[tuple[int, int]], ids: list[int]) -> list[tuple[Any, .
     """Rows (what, delivery id, player, game, outcome, leased, seconds) for the players and games of
     ``pairs``: ``waiting``, each your_turn not sent yet (the batch's ``ids`` left out), with whether it
     is leased and when it was told; ``sent``, when the newest your_turn sent was told (a long game has
-    many); ``moved``, when the player last moved in the game. "Told" is the notification's time."""
+    many); ``moved``, when the player last moved in the game. "Told" is the notification's time, not
+    its delivery row's: a turn told before the player moved, whose row the reader wrote after it, is
+    no newer turn (it made the next one look coalesced)."""
     told = ("FROM notify_delivery d JOIN streams_notification n ON n.id = d.notification_id"
             f" WHERE {among('d.player_id')} AND {among('d.game_id')} AND d.kind = 'your_turn'")
     statement = (
