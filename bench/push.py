@@ -346,6 +346,7 @@ def one_phase(args: argparse.Namespace, *, label: str, code: Path, rate: float, 
         "your_turn_pushes_while_a_long_poll_of_the_game_was_open": sum(
             1 for r in received if r.payload.get("kind") == "your_turn"
             and _looking(polls.get(r.subscription, ()), r.payload.get("game"), made.get(r.payload["id"], 0))),
+        "watchers_long_polls": _poll_figures(polls),
         "refused_by_the_push_service": len(service.refused),
         "commit_to_receipt_ms": {"p50": round(harness.percentile(latencies, 0.50) or 0, 1),
                                  "p99": round(harness.percentile(latencies, 0.99) or 0, 1),
@@ -364,6 +365,14 @@ def one_phase(args: argparse.Namespace, *, label: str, code: Path, rate: float, 
 #: A long-poll counts as open from this long after its client sent it (the server's mark is written
 #: when the request is read) until its answer came back.
 POLL_OPENING_SECONDS = 0.5
+
+
+def _poll_figures(polls: dict[str, list[tuple[int, float, float]]]) -> dict[str, Any]:
+    """How long the watchers' long-polls lasted: a move wakes its opponent's poll at once, so at the
+    move rate most last well under a second; one that lasts tens of seconds heard of a move late."""
+    lasted = [answered - opened for seat in polls.values() for _game, opened, answered in seat]
+    return {"count": len(lasted),
+            **{name: round(harness.percentile(lasted, q) or 0, 2) for name, q in (("p50_s", 0.5), ("p90_s", 0.9))}}
 
 
 def _looking(polls: Any, game: int | None, at: float) -> bool:

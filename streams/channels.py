@@ -31,12 +31,14 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
 from django.conf import settings
-from django.db import close_old_connections, connection, transaction
+from django.db import connection, connections, transaction
 from django.db.models import Max
 
 from games.models import Game
+from maumau.database_retry import read_once_more
 from maumau.ops import channel_kind
 from streams.models import Notification
+from streams.outbound import connections_mended
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -58,13 +60,39 @@ def _db_executor() -> ThreadPoolExecutor:
 
 
 def _in_db_thread(fn: Callable[..., T], args: tuple[Any, ...], kwargs: dict[str, Any]) -> T:
-    """Each call is a request of its own: its connection is given back (to the pool) when it ends,
-    so the idle threads of this pool hold no connection between calls."""
-    close_old_connections()  # drop a broken or expired connection, as a request would
-    try:
-        return fn(*args, **kwargs)
-    finally:
-        close_old_connections()
+    """Each thread keeps its connection from call to call (one the database ended is replaced first).
+
+    Given back to the pool after every call, a waiting client's read queued for a connection behind
+    the requests that serve moves: at full load (``bench.push``) p50 1.5 s for the connection, then
+    p50 7.6 s in this pool's queue behind those waits, so a long-poll heard of a move up to 20 s late.
+    Kept, the streams hold at most ``STREAMS_DB_THREADS`` of the process's connections, always. A
+    kept connection is not checked as a borrowed one is: one the database ended fails its next call,
+    which runs once more on a fresh connection (these calls read, or resolve a passed deadline, which
+    is idempotent: ``maumau.database_retry``)."""
+    connections_mended()
+    return read_once_more(fn, *args, **kwargs)
+
+
+def db_threads_closed() -> None:
+    """Close the connections the streams' threads keep and end the threads (the next :func:`db`
+    starts new ones). For the end of a test run, whose database cannot be dropped while a
+    connection is open; a process that exits needs nothing (its connections end with it)."""
+    global _executor
+    with _executor_lock:
+        executor, _executor = _executor, None
+    if executor is None:
+        return
+    count = settings.STREAMS_DB_THREADS
+    barrier = threading.Barrier(count)
+
+    def close() -> None:  # one on every thread: each waits at the barrier until all hold one
+        connections.close_all()
+        with contextlib.suppress(threading.BrokenBarrierError):
+            barrier.wait(timeout=10)
+
+    for future in [executor.submit(close) for _ in range(count)]:
+        future.result()
+    executor.shutdown(wait=True)
 
 
 async def db(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:

@@ -22,6 +22,18 @@ def _static_files_of_the_tests_own(tmp_path_factory: pytest.TempPathFactory) -> 
         yield
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _streams_threads_let_go(django_db_setup: None, django_db_blocker: Any) -> Iterator[None]:
+    """The streams' threads keep their connections (``streams.channels``): they are closed before the
+    test database is dropped, which an open connection would refuse. Asking for ``django_db_setup``
+    makes this fixture end before it."""
+    yield
+    from streams import channels
+
+    with django_db_blocker.unblock():
+        channels.db_threads_closed()
+
+
 @pytest.fixture(autouse=True)
 def _fresh_cache() -> None:
     """Throttle counters live in the cache: each test starts with none."""
