@@ -102,13 +102,18 @@ MAUMAU_PREPARED_STATEMENTS = os.environ.get("MAUMAU_PREPARED_STATEMENTS", "true"
 # --- PostgreSQL connections ----------------------------------------------------------------
 # One psycopg pool per process (ASGI and WSGI alike): a request borrows a connection at its first
 # query and gives it back when it ends, so a process never holds more than MAX_SIZE connections
-# (plus the streams' one LISTEN connection under ASGI), however many requests or threads it serves,
+# for requests (plus the streams' own: STREAMS_DB_THREADS and one LISTEN connection under ASGI),
+# however many requests or threads it serves,
 # and a pooled connection keeps its prepared statements across requests. Each connection is checked
 # when it is borrowed, so one dropped by the server is replaced instead of failing a request.
 # Without the pool (MAUMAU_DB_POOL=false) connections persist per thread for CONN_MAX_AGE seconds.
 MAUMAU_DB_POOL = env_bool("MAUMAU_DB_POOL", True)
 MAUMAU_DB_POOL_MIN_SIZE = int(os.environ.get("MAUMAU_DB_POOL_MIN_SIZE", "2"))
 MAUMAU_DB_POOL_MAX_SIZE = int(os.environ.get("MAUMAU_DB_POOL_MAX_SIZE", "10"))
+#: Threads that run the ORM for waiting clients (never the threads that serve moves). Each keeps a
+#: pooled connection of its own (``streams.channels``), so the pool holds that many more than
+#: MAX_SIZE: the requests still have MAX_SIZE, and a waiting client's read never queues behind them.
+STREAMS_DB_THREADS = int(env_float("STREAMS_DB_THREADS", 4))
 #: Seconds a request waits for a free connection before it fails, instead of queueing forever.
 MAUMAU_DB_POOL_TIMEOUT = float(os.environ.get("MAUMAU_DB_POOL_TIMEOUT", "10"))
 #: How the service's connections show in pg_stat_activity (the LISTEN connection adds "-listen").
@@ -124,7 +129,9 @@ def database_pool_options() -> dict[str, Any]:
                                    "(1 or more)")
     if not 0 < MAUMAU_DB_POOL_TIMEOUT <= 3600:
         raise ImproperlyConfigured("MAUMAU_DB_POOL_TIMEOUT must be a number of seconds above 0, at most 3600")
-    return {"min_size": MAUMAU_DB_POOL_MIN_SIZE, "max_size": MAUMAU_DB_POOL_MAX_SIZE,
+    if not 1 <= STREAMS_DB_THREADS <= 64:
+        raise ImproperlyConfigured("STREAMS_DB_THREADS must be 1 to 64")
+    return {"min_size": MAUMAU_DB_POOL_MIN_SIZE, "max_size": MAUMAU_DB_POOL_MAX_SIZE + STREAMS_DB_THREADS,
             "timeout": MAUMAU_DB_POOL_TIMEOUT, "name": MAUMAU_DB_APPLICATION_NAME}
 
 
@@ -457,8 +464,6 @@ if not 0 < STREAMS_TOKEN_RECHECK_SECONDS <= 300:
     from django.core.exceptions import ImproperlyConfigured
 
     raise ImproperlyConfigured("STREAMS_TOKEN_RECHECK_SECONDS must be a number of seconds above 0, at most 300")
-# Threads that run the ORM for waiting clients (never the threads that serve moves).
-STREAMS_DB_THREADS = int(env_float("STREAMS_DB_THREADS", 4))
 # A "deadline_soon" notification once this share of a turn's time is used (sent by the clock sweep) ...
 STREAMS_REMINDER_SHARE = env_float("STREAMS_REMINDER_SHARE", 0.75)
 # ... on clocks at least this long (short blitz clocks get no reminder).

@@ -17,9 +17,11 @@ def test_postgres_connections_come_from_a_bounded_pool_and_never_persist_per_thr
     monkeypatch.setattr(settings, "MAUMAU_DB_POOL_MIN_SIZE", 3)
     monkeypatch.setattr(settings, "MAUMAU_DB_POOL_MAX_SIZE", 7)
     monkeypatch.setattr(settings, "MAUMAU_DB_POOL_TIMEOUT", 4.5)
+    monkeypatch.setattr(settings, "STREAMS_DB_THREADS", 2)
     config = settings.database_config()
     assert config["ENGINE"] == "maumau.postgresql" and config["CONN_MAX_AGE"] == 0
-    assert config["OPTIONS"]["pool"] == {"min_size": 3, "max_size": 7, "timeout": 4.5, "name": "maumau"}
+    # the requests' 7, and the 2 the streams' threads keep
+    assert config["OPTIONS"]["pool"] == {"min_size": 3, "max_size": 9, "timeout": 4.5, "name": "maumau"}
     assert config["OPTIONS"]["prepare_threshold"] == 5  # the hot path's statements stay prepared
 
 
