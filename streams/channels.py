@@ -63,12 +63,11 @@ def _in_db_thread(fn: Callable[..., T], args: tuple[Any, ...], kwargs: dict[str,
     """Each thread keeps its connection from call to call (one the database ended is replaced first).
 
     Given back to the pool after every call, a waiting client's read queued for a connection behind
-    the requests that serve moves: at full load (``bench.push``) p50 1.5 s for the connection, then
-    p50 7.6 s in this pool's queue behind those waits, so a long-poll heard of a move up to 20 s late.
-    Kept, the streams hold at most ``STREAMS_DB_THREADS`` of the process's connections, always. A
-    kept connection is not checked as a borrowed one is: one the database ended fails its next call,
-    which runs once more on a fresh connection (these calls read, or resolve a passed deadline, which
-    is idempotent: ``maumau.database_retry``)."""
+    the requests that serve moves, and at full load a long-poll heard of a move many seconds late
+    (docs/benchmarks.md, "Long-polls at full load"). The pool holds these connections beyond the
+    requests' own (``maumau.settings``). A kept connection is not checked as a borrowed one is: one
+    the database ended fails its next call, which runs once more on a fresh connection (these calls
+    read, or resolve a passed deadline, which is idempotent: ``maumau.database_retry``)."""
     connections_mended()
     return read_once_more(fn, *args, **kwargs)
 

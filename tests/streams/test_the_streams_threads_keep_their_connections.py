@@ -1,8 +1,6 @@
-"""The streams' database threads keep their connection from call to call. Given back to the pool after
-every call, a waiting client's read queued behind the requests that serve moves for a connection, and
-at full load a long-poll heard of a move up to 20 s late. A connection the database ended is
-replaced before the next call; ``db_threads_closed`` lets them all go (the test database could not
-be dropped otherwise)."""
+"""The streams' database threads keep their connection from call to call (why: ``streams.channels``).
+A connection the database ended is replaced; ``db_threads_closed`` lets them all go (the test
+database could not be dropped otherwise)."""
 
 from __future__ import annotations
 
