@@ -18,6 +18,11 @@ gain of the paired test at several confidences (``search.paired_choice``) on the
 with a 95 % interval over games, and the same for the search seeing the other hands (the ceiling of
 ``bench.bots``) at the same positions, and how often the two choose alike.
 
+``--shown-shares 0.25 0.5`` also weighs every decision with worlds that show that share of each
+other hand's unknown cards as they are (the rest dealt as the bot deals them): what reading the hands
+better would be worth, between the bot (share 0) and the ceiling (share 1). The shown cards are drawn
+anew at each decision.
+
 ``--engine-basic-playouts N`` also weighs every decision with the house rules' basic playouts
 (``search.ENGINE_BASIC_ROLLOUTS``) at ``N`` playouts, and reports its gain beside the default's and
 the difference, decision by decision on the same positions, with its 95 % interval.
@@ -72,15 +77,41 @@ def aligned(actions: list[dict[str, Any]], found: tuple[list[dict[str, Any]], in
     return [[rewards[index] for index in order] for rewards in found[2]]
 
 
+class PartlyShownKnowledge(Knowledge):
+    """A seat's knowledge whose worlds are told a share of each other hand of ``state`` (a bench
+    harness, never a bot): at every decision, that share of the cards the seat does not know there,
+    drawn at random, become known cards of that hand for the decision's worlds."""
+
+    def __init__(self, rules: Any, seat: int, state: GameState, share: float, rng: random.Random) -> None:
+        super().__init__(rules, seat)
+        self.state, self.share, self.told = state, share, rng
+
+    def worlds(self, view: dict[str, Any], rng: random.Random) -> search.Worlds:
+        kept = {other: list(cards) for other, cards in self.known.items()}
+        for other, hand in enumerate(self.state.hands):
+            if other == self.seat:
+                continue
+            unknown = [card for card in hand if card not in kept.get(other, ())]
+            count = min(len(unknown), max(0, round(self.share * len(unknown) + self.told.random() - 0.5)))
+            self.known[other] = kept.get(other, []) + self.told.sample(unknown, count)
+        try:
+            return super().worlds(view, rng)  # the chain copies what it needs of ``known`` at once
+        finally:
+            self.known = kept
+
+
 def judged_game(rules_name: str, players: int, number: int, playouts: int, true_playouts: int,
-                engine_playouts: int) -> dict[str, Any]:
+                engine_playouts: int, shares: tuple[float, ...] = ()) -> dict[str, Any]:
     """One game as ``bench.bots`` plays it (the hard seat ``number % players``), every searched decision
     recorded with its outcomes, the ceiling's, and the true chances of its moves."""
     rules = PRESETS[rules_name]
     hard = number % players
     state = deal(rules_name, players, number)
     knowledge, shown = Knowledge(rules, hard), ShownKnowledge(rules, hard, state)
-    for seen in (knowledge, shown):
+    told = random.Random(number * 13 + 5)
+    partly = {share: PartlyShownKnowledge(rules, hard, state, share, told) for share in shares}
+    every = (knowledge, shown, *partly.values())
+    for seen in every:
         seen.observe(redact_events([deal_event(state)], hard))
     rng = random.Random(number)
     judge = random.Random(number * 7 + 1)
@@ -99,6 +130,9 @@ def judged_game(rules_name: str, players: int, number: int, playouts: int, true_
         actions, sensible, outcomes = found
         decision: dict[str, Any] = {"sensible": sensible, "outcomes": outcomes, "ceiling": aligned(actions, ceiling),
                                     "true": true_chances(state, seat, actions, true_playouts, judge), "cpu": cpu}
+        for share, partial in partly.items():
+            decision[f"shown_{share}"] = aligned(
+                actions, search.search_outcomes(view, partial, random.Random(rng.getrandbits(32)), playouts))
         if engine_playouts:
             before = search.ENGINE_BASIC_ROLLOUTS
             search.ENGINE_BASIC_ROLLOUTS = True
@@ -113,8 +147,9 @@ def judged_game(rules_name: str, players: int, number: int, playouts: int, true_
         return actions[search.paired_choice(outcomes, sensible)]
 
     def seen(events: list[dict[str, Any]]) -> None:
-        knowledge.observe(redact_events(events, hard))
-        shown.observe(redact_events(events, hard))
+        redacted = redact_events(events, hard)
+        for seat_knowledge in every:
+            seat_knowledge.observe(redacted)
 
     play_round(state, choose, seen)
     return {"number": number, "won": state.result["winner"] == hard, "decisions": decisions}
@@ -149,10 +184,12 @@ def gains(games: list[dict[str, Any]], key: str, confidence: float) -> tuple[lis
 def report(games: list[dict[str, Any]]) -> dict[str, Any]:
     found: dict[str, Any] = {"games": len(games), "hard_won": sum(game["won"] for game in games),
                              "decisions": sum(len(game["decisions"]) for game in games)}
-    for key in ("outcomes", "ceiling", "engine"):
+    shown = sorted({key for game in games for decision in game["decisions"] for key in decision
+                    if key.startswith("shown_")}, key=lambda key: float(key[6:]))
+    for key in ("outcomes", *shown, "ceiling", "engine"):
         if not any(decision.get(key) for game in games for decision in game["decisions"]):
             continue
-        name = {"outcomes": "search", "ceiling": "ceiling", "engine": "engine_basic_playouts"}[key]
+        name = {"outcomes": "search", "ceiling": "ceiling", "engine": "engine_basic_playouts"}.get(key, key)
         found[name] = {}
         for confidence in CONFIDENCES:
             per_game, switched = gains(games, key, confidence)
@@ -197,12 +234,17 @@ def main(argv: list[str] | None = None) -> int:
                         help="playouts per move from the true hands that judge a decision")
     parser.add_argument("--engine-basic-playouts", type=int, default=0,
                         help="also weigh each decision with the basic playouts through the engine at this budget")
+    parser.add_argument("--shown-shares", type=float, nargs="*", default=[],
+                        help="also weigh each decision with worlds told this share of the other hands (0 to 1)")
     parser.add_argument("--save", help="also write every decision here (JSON lines)")
     args = parser.parse_args(argv)
+    if any(not 0 <= share <= 1 for share in args.shown_shares):
+        parser.error("--shown-shares: each share lies between 0 and 1")
     rules_name, players = args.line_up.split("_")[0], int(args.line_up.split("_")[1][:-1])
     games = []
     for number in range(args.seed_start, args.seed_start + args.games):
-        game = judged_game(rules_name, players, number, args.playouts, args.true_playouts, args.engine_basic_playouts)
+        game = judged_game(rules_name, players, number, args.playouts, args.true_playouts, args.engine_basic_playouts,
+                           tuple(args.shown_shares))
         games.append(game)
         if args.save:
             with open(args.save, "a") as out:

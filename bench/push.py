@@ -346,6 +346,7 @@ def one_phase(args: argparse.Namespace, *, label: str, code: Path, rate: float, 
         "your_turn_pushes_while_a_long_poll_of_the_game_was_open": sum(
             1 for r in received if r.payload.get("kind") == "your_turn"
             and _looking(polls.get(r.subscription, ()), r.payload.get("game"), made.get(r.payload["id"], 0))),
+        "your_turn_pushes_while_polled_when": _pushes_while_polled(received, polls, made, wall_before),
         "watchers_long_polls": _poll_figures(polls),
         "refused_by_the_push_service": len(service.refused),
         "commit_to_receipt_ms": {"p50": round(harness.percentile(latencies, 0.50) or 0, 1),
@@ -378,6 +379,23 @@ def _poll_figures(polls: dict[str, list[tuple[int, float, float]]]) -> dict[str,
 def _looking(polls: Any, game: int | None, at: float) -> bool:
     """Whether a watcher had a long-poll of ``game`` open when a notification was made at ``at``."""
     return any(g == game and opened + POLL_OPENING_SECONDS <= at <= answered for g, opened, answered in polls)
+
+
+def _pushes_while_polled(received: list[Any], polls: dict[str, list[tuple[int, float, float]]],
+                        made: dict[int, float], began: float) -> list[dict[str, float]]:
+    """For each ``your_turn`` push made while its player had a long-poll of the game open: when, from
+    the phase's start, and how long that poll had been open then (a poll whose mark the server had
+    not yet written is one opened moments before)."""
+    found = []
+    for r in received:
+        at = made.get(r.payload.get("id"), 0)
+        if r.payload.get("kind") != "your_turn":
+            continue
+        open_since = [opened for g, opened, answered in polls.get(r.subscription, ())
+                      if g == r.payload.get("game") and opened + POLL_OPENING_SECONDS <= at <= answered]
+        if open_since:
+            found.append({"after_start_s": round(at - began, 1), "poll_open_for_s": round(at - max(open_since), 1)})
+    return sorted(found, key=lambda item: item["after_start_s"])
 
 
 def stall_figures(window: tuple[float, float], rows: list[tuple[Any, ...]], received: list[Any],

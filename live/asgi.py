@@ -30,6 +30,7 @@ from django.utils import translation
 
 from live.routes import waiting_route
 from maumau import observability
+from streams import channels
 
 Scope = dict[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
@@ -75,6 +76,24 @@ async def app(scope: Scope, receive: Receive, send: Send) -> None:
                 await send({"type": "http.response.body", "body": response.content})
     finally:
         observability.current_request_id.reset(token)
+
+
+async def lifespan(scope: Scope, receive: Receive, send: Send) -> None:
+    """The ASGI lifespan of a worker process (uvicorn runs it after the worker starts, before it
+    serves): the streams' database threads take their connections at startup
+    (:func:`streams.channels.db_threads_connected`). A database that is down then costs no start: the
+    threads connect at their first call, as without a lifespan (a server that runs none, e.g. WSGI)."""
+    while True:
+        message = await receive()
+        if message["type"] == "lifespan.startup":
+            try:
+                await channels.db_threads_connected()
+            except Exception:
+                observability.log_exception("streams: the database threads could not connect at startup")
+            await send({"type": "lifespan.startup.complete"})
+        elif message["type"] == "lifespan.shutdown":
+            await send({"type": "lifespan.shutdown.complete"})
+            return
 
 
 async def _call_while_connected(view: Callable[..., Awaitable[HttpResponse]], request: HttpRequest,

@@ -29,7 +29,9 @@ gc.set_threshold(700, 10, 100)
 
 
 async def application(scope: dict[str, Any], receive: Any, send: Any) -> None:
-    if live_asgi.route(scope) is not None:
+    if scope["type"] == "lifespan":  # Django's handler serves none: the streams' threads connect here
+        await live_asgi.lifespan(scope, receive, send)
+    elif live_asgi.route(scope) is not None:
         await live_asgi.app(scope, receive, send)
     else:
         await django_application(scope, receive, send)

@@ -94,6 +94,28 @@ def db_threads_closed() -> None:
     executor.shutdown(wait=True)
 
 
+async def db_threads_connected() -> None:
+    """Start every streams thread and let each take its connection now (a worker's start, before it
+    serves: ``live.asgi.lifespan``). Taken at a thread's first call instead, under load, the
+    connection was waited for behind the requests that serve moves, and the first long-polls of a
+    process started under load wrote their watching marks seconds late (docs/benchmarks.md, "Long-polls
+    at full load"). A database that cannot be reached raises; the threads then connect at their first call."""
+    loop = asyncio.get_running_loop()
+    executor = _db_executor()
+    count = settings.STREAMS_DB_THREADS
+    barrier = threading.Barrier(count)
+
+    def connect() -> None:  # one on every thread: each waits at the barrier until all hold one
+        try:
+            connections_mended()
+            connection.ensure_connection()
+        finally:
+            with contextlib.suppress(threading.BrokenBarrierError):
+                barrier.wait(timeout=10)
+
+    await asyncio.gather(*(loop.run_in_executor(executor, connect) for _ in range(count)))
+
+
 async def db(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     """Run sync ORM code in the streams' own small thread pool.
 

@@ -68,3 +68,25 @@ def test_the_lead_over_medium_pairs_the_games_by_deal() -> None:
     assert found["deals"] == 3 and found["hard_only"] == 1 and found["medium_only"] == 1
     assert found["difference"] == 0.0
     assert found["interval_95"][0] < 0 < found["interval_95"][1]
+
+
+def test_worlds_told_a_share_of_the_hands_hold_that_share_and_forget_it_after() -> None:
+    """bench.bot_decisions' partly shown worlds: share 1 deals every other hand as it is, share 0.5
+    about half of each hand's cards, and the seat's own knowledge is as before once the worlds are made."""
+    from bench.bot_decisions import PartlyShownKnowledge
+
+    state = new_game(PRESETS["tavern"], 4, seed="partly-shown")
+    rng = random.Random(5)
+    for share, least, most in ((1.0, 5, 5), (0.5, 2, 5), (0.0, 0, 5)):
+        knowledge = PartlyShownKnowledge(state.rules, 0, state, share, random.Random(9))
+        knowledge.observe(redact_events([deal_event(state)], 0))
+        before = {other: list(cards) for other, cards in knowledge.known.items()}
+        told_right = []
+        for _ in range(20):
+            world = knowledge.worlds(player_view(state, 0), rng).world(rng)
+            assert player_view(world, 0) == player_view(state, 0)
+            told_right += [len(set(world.hands[other]) & set(state.hands[other])) for other in (1, 2, 3)]
+            assert knowledge.known == before
+        assert least <= min(told_right) and max(told_right) <= most
+        if share == 0.5:
+            assert 2.2 < sum(told_right) / len(told_right) < 3.6  # 2 or 3 told, and a guessed one now and then

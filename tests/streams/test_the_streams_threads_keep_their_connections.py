@@ -72,3 +72,46 @@ def test_a_streams_connection_the_database_ended_is_replaced() -> None:
     after = _calls(8)
     assert not ended & {backend for _thread, backend in after}
     channels.db_threads_closed()
+
+
+def _lifespan(application) -> list[str]:
+    """Run an ASGI lifespan from start to shutdown; the messages the application sent."""
+    incoming = [{"type": "lifespan.startup"}, {"type": "lifespan.shutdown"}]
+    sent: list[str] = []
+
+    async def receive() -> dict:
+        return incoming.pop(0)
+
+    async def send(message: dict) -> None:
+        sent.append(message["type"])
+
+    asyncio.run(application({"type": "lifespan", "asgi": {"version": "3.0"}}, receive, send))
+    return sent
+
+
+@pytest.mark.skipif(not ON_POSTGRES, reason="SQLite has no pool to lend connections")
+@pytest.mark.django_db(transaction=True)
+def test_a_worker_connects_every_streams_thread_at_startup_before_it_serves() -> None:
+    from maumau.asgi import application
+
+    channels.db_threads_closed()
+    lent = _lent()
+    assert _lifespan(application) == ["lifespan.startup.complete", "lifespan.shutdown.complete"]
+    assert _lent() == lent + django_settings.STREAMS_DB_THREADS, "every thread holds its connection"
+    backends = {backend for _thread, backend in _calls(3 * django_settings.STREAMS_DB_THREADS)}
+    assert _lent() == lent + django_settings.STREAMS_DB_THREADS, "the first calls borrow nothing more"
+    assert len(backends) <= django_settings.STREAMS_DB_THREADS
+    channels.db_threads_closed()
+
+
+def test_a_worker_starts_though_its_streams_threads_cannot_connect(monkeypatch) -> None:
+    """A database down at a worker's start costs no start: the threads connect at their first call."""
+    from django.db import OperationalError
+
+    from maumau.asgi import application
+
+    async def down() -> None:
+        raise OperationalError("connection refused")
+
+    monkeypatch.setattr(channels, "db_threads_connected", down)
+    assert _lifespan(application) == ["lifespan.startup.complete", "lifespan.shutdown.complete"]
