@@ -27,7 +27,7 @@ import threading
 import weakref
 from collections import defaultdict
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, TypeVar
 
 from django.conf import settings
@@ -72,6 +72,22 @@ def _in_db_thread(fn: Callable[..., T], args: tuple[Any, ...], kwargs: dict[str,
     return read_once_more(fn, *args, **kwargs)
 
 
+def _on_every_thread(executor: ThreadPoolExecutor, job: Callable[[], None]) -> list[Future[None]]:
+    """``job`` once on every streams thread: each run waits at a barrier until all threads hold one,
+    so no thread takes two (the executor starts its threads as the runs come)."""
+    count = settings.STREAMS_DB_THREADS
+    barrier = threading.Barrier(count)
+
+    def held() -> None:
+        try:
+            job()
+        finally:
+            with contextlib.suppress(threading.BrokenBarrierError):
+                barrier.wait(timeout=10)
+
+    return [executor.submit(held) for _ in range(count)]
+
+
 def db_threads_closed() -> None:
     """Close the connections the streams' threads keep and end the threads (the next :func:`db`
     starts new ones). For the end of a test run, whose database cannot be dropped while a
@@ -81,15 +97,7 @@ def db_threads_closed() -> None:
         executor, _executor = _executor, None
     if executor is None:
         return
-    count = settings.STREAMS_DB_THREADS
-    barrier = threading.Barrier(count)
-
-    def close() -> None:  # one on every thread: each waits at the barrier until all hold one
-        connections.close_all()
-        with contextlib.suppress(threading.BrokenBarrierError):
-            barrier.wait(timeout=10)
-
-    for future in [executor.submit(close) for _ in range(count)]:
+    for future in _on_every_thread(executor, connections.close_all):
         future.result()
     executor.shutdown(wait=True)
 
@@ -100,20 +108,12 @@ async def db_threads_connected() -> None:
     connection was waited for behind the requests that serve moves, and the first long-polls of a
     process started under load wrote their watching marks seconds late (docs/benchmarks.md, "Long-polls
     at full load"). A database that cannot be reached raises; the threads then connect at their first call."""
-    loop = asyncio.get_running_loop()
-    executor = _db_executor()
-    count = settings.STREAMS_DB_THREADS
-    barrier = threading.Barrier(count)
 
-    def connect() -> None:  # one on every thread: each waits at the barrier until all hold one
-        try:
-            connections_mended()
-            connection.ensure_connection()
-        finally:
-            with contextlib.suppress(threading.BrokenBarrierError):
-                barrier.wait(timeout=10)
+    def connect() -> None:
+        connections_mended()
+        connection.ensure_connection()
 
-    await asyncio.gather(*(loop.run_in_executor(executor, connect) for _ in range(count)))
+    await asyncio.gather(*(asyncio.wrap_future(future) for future in _on_every_thread(_db_executor(), connect)))
 
 
 async def db(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
