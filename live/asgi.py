@@ -79,10 +79,8 @@ async def app(scope: Scope, receive: Receive, send: Send) -> None:
 
 
 async def lifespan(scope: Scope, receive: Receive, send: Send) -> None:
-    """The ASGI lifespan of a worker process (uvicorn runs it after the worker starts, before it
-    serves): the streams' database threads take their connections at startup
-    (:func:`streams.channels.db_threads_connected`). A database that is down then costs no start: the
-    threads connect at their first call, as without a lifespan (a server that runs none, e.g. WSGI)."""
+    """The ASGI lifespan of a worker process, which uvicorn runs after the worker starts and before it
+    serves: :func:`streams.channels.db_threads_connected` (its failure is logged and costs no start)."""
     while True:
         message = await receive()
         if message["type"] == "lifespan.startup":
