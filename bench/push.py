@@ -324,6 +324,7 @@ def one_phase(args: argparse.Namespace, *, label: str, code: Path, rate: float, 
     sent_rows = {(sub_of_row[r[0]], r[1]) for r in rows if r[5] == "sent"}
     latencies = [(r.at - made[r.payload["id"]]) * 1000 for r in received if r.payload.get("id") in made]
     outcomes = collections.Counter(r[5] for r in rows)
+    polled_when = _pushes_while_polled(received, polls, made, wall_before)
     moves = sum(rep["counts"].get("moves", 0) for rep in reports)
     result: dict[str, Any] = {
         "phase": label, "code": str(code), "worker": " ".join(worker_options),
@@ -343,10 +344,8 @@ def one_phase(args: argparse.Namespace, *, label: str, code: Path, rate: float, 
         "your_turn_pushes_to_watching_players": sum(
             1 for r in received if r.subscription in watchers and r.payload.get("kind") == "your_turn"
             and made.get(r.payload["id"], 0) - float(game_started.get(r.payload.get("game"), 0)) > 1.0),
-        "your_turn_pushes_while_a_long_poll_of_the_game_was_open": sum(
-            1 for r in received if r.payload.get("kind") == "your_turn"
-            and _looking(polls.get(r.subscription, ()), r.payload.get("game"), made.get(r.payload["id"], 0))),
-        "your_turn_pushes_while_polled_when": _pushes_while_polled(received, polls, made, wall_before),
+        "your_turn_pushes_while_a_long_poll_of_the_game_was_open": len(polled_when),
+        "your_turn_pushes_while_polled_when": polled_when,
         "watchers_long_polls": _poll_figures(polls),
         "refused_by_the_push_service": len(service.refused),
         "commit_to_receipt_ms": {"p50": round(harness.percentile(latencies, 0.50) or 0, 1),
@@ -376,9 +375,11 @@ def _poll_figures(polls: dict[str, list[tuple[int, float, float]]]) -> dict[str,
             **{name: round(harness.percentile(lasted, q) or 0, 2) for name, q in (("p50_s", 0.5), ("p90_s", 0.9))}}
 
 
-def _looking(polls: Any, game: int | None, at: float) -> bool:
-    """Whether a watcher had a long-poll of ``game`` open when a notification was made at ``at``."""
-    return any(g == game and opened + POLL_OPENING_SECONDS <= at <= answered for g, opened, answered in polls)
+def _poll_open_since(polls: Any, game: int | None, at: float) -> float | None:
+    """When the watcher's latest long-poll of ``game`` open at ``at`` (a notification made then) was
+    opened; None if none was open."""
+    return max((opened for g, opened, answered in polls if g == game and opened + POLL_OPENING_SECONDS <= at
+                <= answered), default=None)
 
 
 def _pushes_while_polled(received: list[Any], polls: dict[str, list[tuple[int, float, float]]],
@@ -388,13 +389,12 @@ def _pushes_while_polled(received: list[Any], polls: dict[str, list[tuple[int, f
     not yet written is one opened moments before)."""
     found = []
     for r in received:
-        at = made.get(r.payload.get("id"), 0)
         if r.payload.get("kind") != "your_turn":
             continue
-        open_since = [opened for g, opened, answered in polls.get(r.subscription, ())
-                      if g == r.payload.get("game") and opened + POLL_OPENING_SECONDS <= at <= answered]
-        if open_since:
-            found.append({"after_start_s": round(at - began, 1), "poll_open_for_s": round(at - max(open_since), 1)})
+        at = made.get(r.payload.get("id"), 0)
+        opened = _poll_open_since(polls.get(r.subscription, ()), r.payload.get("game"), at)
+        if opened is not None:
+            found.append({"after_start_s": round(at - began, 1), "poll_open_for_s": round(at - opened, 1)})
     return sorted(found, key=lambda item: item["after_start_s"])
 
 
