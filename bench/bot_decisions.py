@@ -9,15 +9,14 @@ A game's win or loss says little about one choice, and a win rate needs thousand
 two searches apart by a few points. Here the hard bot plays games against basic bots as in
 ``bench.bots`` (one hard seat, the seat going round), and at each decision it searched the bench
 also plays every move it weighed out from the true state: ``--true-playouts`` times, the stock
-shuffled anew each time (what nobody has seen), every other seat then playing as the basic bot
-(which the other seats are), every move from the same shuffle. That is each move's true chance to
-win, were the hard seat to play its own weighing of its cards from then on
-(``search.HARD_ROLLOUTS``); a search's choice is worth its true chance minus that of medium's choice
-(``gain``), summed over a game: how much more often hard wins a round than medium would, to first
-order. The same outcomes judge any rule of choice, so the bench reports the gain of the paired test
-at several confidences (``search.paired_choice``) on the same decisions, with a 95 % interval over
-games, and the same for the search seeing the other hands (the ceiling of ``bench.bots``) at the
-same positions, and how often the two choose alike.
+shuffled anew each time (what nobody has seen), every seat then playing as the basic bot (which the
+other seats are), every move from the same shuffle. That is each move's true chance to win, were
+the hard seat to play as medium from then on; a search's choice is worth its true chance minus that
+of medium's choice (``gain``), summed over a game: how much more often hard wins a round than
+medium would, to first order. The same outcomes judge any rule of choice, so the bench reports the
+gain of the paired test at several confidences (``search.paired_choice``) on the same decisions,
+with a 95 % interval over games, and the same for the search seeing the other hands (the ceiling of
+``bench.bots``) at the same positions, and how often the two choose alike.
 
 ``--shown-shares 0.25 0.5`` also weighs every decision with worlds that show that share of each
 other hand's unknown cards as they are (the rest dealt as the bot deals them): what reading the hands
@@ -52,8 +51,7 @@ CONFIDENCES = (0.0, 0.5, 1.0, 1.5, 2.0, 3.0)
 def true_chances(state: GameState, seat: int, actions: list[dict[str, Any]], count: int,
                  rng: random.Random) -> list[float]:
     """Each action's share of ``count`` playouts won from the true hands, the stock shuffled anew for
-    each and every seat then playing as the basic bot, the hard seat as it weighs its cards
-    (``search.HARD_ROLLOUTS``; all actions from the same shuffle)."""
+    each and every seat then playing as the basic bot (all actions from the same shuffle)."""
     moves = search.root_moves_of(state, seat, actions)
     wins = [0.0] * len(actions)
     for _ in range(count):
@@ -65,8 +63,7 @@ def true_chances(state: GameState, seat: int, actions: list[dict[str, Any]], cou
             played.stock = list(stock)
             playout_apply(played, seat, move)
             if played.status == ACTIVE:
-                playout(played, random.Random(seed).random, sensible=True, basic=True, basic_engine=True,
-                        hard_seat=seat if search.HARD_ROLLOUTS else -1)
+                playout(played, random.Random(seed).random, sensible=True, basic=True, basic_engine=True)
             wins[index] += search.reward(played, seat)
     return [won / count for won in wins]
 
@@ -131,10 +128,7 @@ def judged_game(rules_name: str, players: int, number: int, playouts: int, true_
         if found is None:
             return search.strong_action(view, knowledge, rng, playouts=playouts)
         actions, sensible, outcomes = found
-        medium = choose_bot_action(state, seat, "basic", None)
-        decision: dict[str, Any] = {"sensible": sensible, "outcomes": outcomes,
-                                    "medium": actions.index(medium) if medium in actions else None,
-                                    "ceiling": aligned(actions, ceiling),
+        decision: dict[str, Any] = {"sensible": sensible, "outcomes": outcomes, "ceiling": aligned(actions, ceiling),
                                     "true": true_chances(state, seat, actions, true_playouts, judge), "cpu": cpu}
         for share, partial in partly.items():
             decision[f"shown_{share}"] = aligned(
@@ -177,12 +171,12 @@ def gains(games: list[dict[str, Any]], key: str, confidence: float) -> tuple[lis
     for game in games:
         total = 0.0
         for decision in game["decisions"]:
-            outcomes, sensible, medium = decision.get(key), decision["sensible"], decision.get("medium")
-            if outcomes is None or sensible is None or medium is None:
+            outcomes, sensible = decision.get(key), decision["sensible"]
+            if outcomes is None or sensible is None:
                 continue
             chosen = search.paired_choice(outcomes, sensible, confidence)
-            switched += chosen != medium
-            total += decision["true"][chosen] - decision["true"][medium]
+            switched += chosen != sensible
+            total += decision["true"][chosen] - decision["true"][sensible]
         per_game.append(total)
     return per_game, switched
 

@@ -49,16 +49,6 @@ NEXT_LACKS = 4  # the suit that follows is one the next seat lacks
 WISH_HELD = 0.5  # a wish: per card left of the wished suit, again (the suit held most)
 WISH_NEXT_LACKS = 0.3  # a wish of a suit the next seat lacks, again (breaks ties)
 
-# The hard bot's own weighing of a single card (``playouts.hard_weigh``): the basic bot's, with these
-# changed or added. Found by coordinate ascent over the weights in self-play, one seat weighing so and
-# the others as the basic bot, on the same deals each way; judged on other deals by
-# ``python -m bench.bot_policy`` (docs/benchmarks.md).
-HARD_POINTS_SHED = 0.25  # per point laid (the basic bot: 0.5)
-HARD_SEVEN_KEPT = 3.0  # less for laying a 7 that draws when no draw is owed: it is the answer to one
-HARD_RANK_KEPT = 3.0  # less per card left of the laid card's rank: a rank held twice changes the suit later
-HARD_EIGHT_FOLLOW = 0.75  # per card left of an 8's suit, when the 8 skips: with two players it is a second turn
-HARD_SUIT_GONE = 0.3  # per card of the suit that follows laid since the last reshuffle: fewer left to answer it
-
 
 def bot_level(name: str) -> str:
     """The level a stored or sent name stands for (``basic`` is ``medium``, ``strong`` is ``hard``;

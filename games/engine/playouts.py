@@ -65,7 +65,6 @@ class _Compact:
     worth: dict[str, float]  # the basic bot's weighing of a card laid: half its points, less 40 for a jack
     jack_rank: frozenset[str]  # the jacks, wild or not: the basic bot counts no jack in a suit
     draws_or_skips: frozenset[str]  # the 7s and 8s, which the basic bot lays sooner near a round's end
-    hard_worth: dict[str, float]  # the hard bot's weighing of a card laid, by its points and effect
 
     def fit(self, top: str, wish: str | None, first_wish: str | None) -> frozenset[str]:
         key = (top, wish, first_wish)
@@ -112,10 +111,8 @@ def _compact_build(rules: RuleSet) -> _Compact | None:
     worth = {name: bots.POINTS_SHED * points(name) - (bots.JACK_KEPT if name in jack_rank else 0) for name in names}
     draws_or_skips = frozenset(name for name in names if RANK[name] in ("7", "8"))
     on_top = {top: frozenset(name for name in names if fits(rules, top, None, None, name)) for top in names}
-    hard_worth = {name: bots.PER_CARD + bots.HARD_POINTS_SHED * points(name)
-                  - (bots.HARD_SEVEN_KEPT if RANK[name] == "7" and effect[name] is not None else 0) for name in names}
     return _Compact(rules, names, effect, jacks, wished, {}, on_top, rules.must_play, rules.jack_can_win, worth,
-                    jack_rank, draws_or_skips, hard_worth)
+                    jack_rank, draws_or_skips)
 
 
 def playout_moves(state: GameState, seat: int) -> list[Move]:
@@ -208,7 +205,7 @@ def _play_one(state: GameState, seat: int, card: str, wish: str | None, compact:
 
 
 def playout(state: GameState, random: Callable[[], float], plays_first: bool = False, sensible: bool = False,
-            limit: int = 1 << 30, basic: bool = False, basic_engine: bool = False, hard_seat: int = -1) -> int:
+            limit: int = 1 << 30, basic: bool = False, basic_engine: bool = False) -> int:
     """Play the round to its end with random moves (``random`` is a generator's ``random`` method);
     returns the decisions made; it stops after ``limit`` decisions (the round still active).
     ``plays_first``: a seat that can play plays (a uniform choice among its plays) and draws or
@@ -221,9 +218,7 @@ def playout(state: GameState, random: Callable[[], float], plays_first: bool = F
     is the fast path's own weighing; ``basic_engine`` asks the same of the other rules (the house
     rules), where every decision is then ``bots.choose_bot_action`` on the engine's actions, calls
     said as the service's bots say them (:func:`basic_playout`): about 2.5 times as slow as the
-    sensible playout those rules get without it. With ``basic`` under compact rules, ``hard_seat``
-    plays its cards as the hard bot weighs them (:func:`hard_weigh`): the searching seat's own
-    future, as it will play it.
+    sensible playout those rules get without it.
 
     Under compact rules only the seat on turn ever acts. Otherwise (calls, the Hermann race) the
     other seats say what they may before each turn, as the service's bots do, and a joker is named
@@ -259,14 +254,10 @@ def playout(state: GameState, random: Callable[[], float], plays_first: bool = F
                         fit = compact.fit(state.top, state.wish, state.first_wish)
                 moves = [card for card in candidates if card in fit]
                 if basic and moves:
-                    if seat == hard_seat:
-                        card, wish = hard_weigh(state, seat, moves, compact)
-                    else:
-                        players = len(hands)
-                        lacking = state.lacking.get((seat + state.direction) % players, ())
-                        near_end = min(len(other) for index, other in enumerate(hands) if index != seat) \
-                            <= bots.NEAR_END
-                        card, wish = basic_weigh(hand, moves, lacking, near_end, compact)[0]
+                    players = len(hands)
+                    lacking = state.lacking.get((seat + state.direction) % players, ())
+                    near_end = min(len(other) for index, other in enumerate(hands) if index != seat) <= bots.NEAR_END
+                    card, wish = basic_weigh(hand, moves, lacking, near_end, compact)[0]
                     if state.penalized_plays:
                         state.penalized_plays = []
                     _play_one(state, seat, card, wish, compact)
@@ -449,60 +440,3 @@ def basic_weigh(hand: list[str], plays: list[str], lacking: Any, near_end: bool,
         if own:
             counts[card[-1]] += 1
     return chosen, best, seen
-
-
-def hard_weigh(state: GameState, seat: int, plays: list[str], compact: _Compact) -> tuple[str, str | None]:
-    """The hard bot's own play for ``seat`` among ``plays`` (its single fitting cards, in hand order)
-    under compact rules: the basic bot's weighing (:func:`basic_weigh`) with the hard bot's weights
-    (``bots.HARD_*``), which also keep back a 7 for answering one, keep a rank held twice, count the
-    cards an 8's second turn can follow with, and lead a suit the discard pile has taken more of.
-    It reads only what the seat may see: its hand, the counts, the discard pile and the table."""
-    hands = state.hands
-    hand = hands[seat]
-    players = len(hands)
-    lacking = state.lacking.get((seat + state.direction) % players, ())
-    near_end = min(len(other) for index, other in enumerate(hands) if index != seat) <= bots.NEAR_END
-    jack_rank, jacks, effect, hard_worth = compact.jack_rank, compact.jacks, compact.effect, compact.hard_worth
-    counts = {"C": 0, "S": 0, "H": 0, "D": 0}
-    for card in hand:
-        if card not in jack_rank:
-            counts[card[-1]] += 1
-    laid = "".join(state.discard)  # no rank's code holds a suit's letter
-    gone = {suit: laid.count(suit) for suit in SUITS}
-    rest = len(hand) - 1
-    wishes = jacks and not (rest == 0 and compact.jack_can_win)
-    follow_lacks, wish_held = bots.NEXT_LACKS, bots.FOLLOW_HELD + bots.WISH_HELD
-    wish_lacks = bots.NEXT_LACKS + bots.WISH_NEXT_LACKS
-    best = -1e9
-    chosen: tuple[str, str | None] = (plays[0], None)
-    for card in plays:
-        rank = card[:-1]
-        score = hard_worth[card]
-        if not rest:
-            score += bots.GOING_OUT
-        else:
-            score -= bots.HARD_RANK_KEPT * sum(1 for other in hand if other != card and other[:-1] == rank)
-            if card in jack_rank:
-                score -= bots.JACK_KEPT
-        if near_end and card in compact.draws_or_skips:
-            score += bots.ATTACK_NEAR_END
-        if rank == "8" and effect[card] is not None:
-            score += bots.HARD_EIGHT_FOLLOW * counts[card[-1]]  # the 8 itself counted
-        own = card not in jack_rank
-        if own:
-            counts[card[-1]] -= 1
-        if wishes and card in jacks:
-            for wish in SUITS:
-                value = score + wish_held * counts[wish] + (wish_lacks if wish in lacking else 0) \
-                    + bots.HARD_SUIT_GONE * gone[wish]
-                if value > best:
-                    best, chosen = value, (card, wish)
-        else:
-            follow = card[-1]
-            value = score + bots.FOLLOW_HELD * counts[follow] + (follow_lacks if follow in lacking else 0) \
-                + bots.HARD_SUIT_GONE * gone[follow]
-            if value > best:
-                best, chosen = value, (card, None)
-        if own:
-            counts[card[-1]] += 1
-    return chosen

@@ -5,13 +5,12 @@ Its input is what its seat may see, never the state: the seat's :func:`~games.en
 and the round's events as :func:`~games.engine.view.redact_event` shows them to that seat, folded into
 :class:`Knowledge`. Each playout takes a world that deals the unseen cards consistently with that
 knowledge (a determinization; :class:`Worlds` draws them), plays one root move and then the round
-to its end on the playout fast path (:func:`~games.engine.playouts.playout`), every other seat playing
-as the basic bot would (:data:`BASIC_ROLLOUTS`) and its own as it weighs its cards (:data:`HARD_ROLLOUTS`),
-and scores a win. Every root move is played out in the same worlds from the same random numbers
-(:data:`PAIRED`, common random numbers): the moves are compared world by world, and the search's best
-move replaces the bot's own weighing of its cards (:data:`HARD_BASE`; the basic bot's choice under the
-house rules) only when it leads that choice by :data:`CONFIDENCE` standard errors of the paired
-differences. Without :data:`PAIRED`, root moves are chosen by UCB1 over all determinizations
+to its end on the playout fast path (:func:`~games.engine.playouts.playout`), every seat playing as
+the basic bot would (:data:`BASIC_ROLLOUTS`), and scores a win.
+Every root move is played out in the same worlds from the same random numbers (:data:`PAIRED`,
+common random numbers): the moves are compared world by world, and the search's best move replaces
+the basic bot's choice only when it leads that choice by :data:`CONFIDENCE` standard errors of the
+paired differences. Without :data:`PAIRED`, root moves are chosen by UCB1 over all determinizations
 together, as in information-set Monte Carlo tree search with a tree of depth one (Cowling, Powley
 and Whitehouse 2012). Measured with ``bench.bots`` (tavern, four players, 80 rounds, 1000 playouts):
 UCB1 with sensible-random playouts cut at 20 decisions won 0.237; basic playouts 0.188; paired,
@@ -50,24 +49,15 @@ from typing import Any
 from .bots import NEAR_END, choose_bot_action, name_jokers
 from .cards import RANK, SUIT, build_deck
 from .legality import fits
-from .playouts import (
-    Move,
-    action_of,
-    basic_weigh,
-    compact_rules,
-    hard_weigh,
-    playout,
-    playout_apply,
-    playout_moves,
-)
+from .playouts import Move, action_of, basic_weigh, compact_rules, playout, playout_apply, playout_moves
 from .rules import RuleSet
 from .state import ACTIVE, DRAWN, PLAY, GameState
 
 #: UCB1's exploration constant for win rates in [0, 1]
 EXPLORATION = 0.7
-#: how many standard errors the search's best move must lead the move it must beat (:func:`base_choice`)
-#: by to replace it. Judged against the true hands (bench.bot_decisions, tavern, four players) a
-#: stricter test gains less (2.0: 0.021 a game less than 1.0) and a looser one (0) is not told apart
+#: how many standard errors the search's best move must lead the basic bot's choice by to replace it.
+#: Judged against the true hands (bench.bot_decisions, tavern, four players) a stricter test gains less
+#: (2.0: 0.021 a game less than 1.0) and a looser one (0) is not told apart from 1.0
 CONFIDENCE = 1.0
 #: a playout stops after this many decisions and scores the hands' sizes (0: play to the end). With
 #: random playouts a cut at 20 won as often in less time; with the basic bot's playouts the end says more
@@ -85,15 +75,8 @@ BASIC_ROLLOUTS = True
 #: under rules without the playouts' fast path (the house rules) the playouts play every seat as the
 #: basic bot too, through the engine (``playout(basic_engine=True)``), instead of sensible random play
 ENGINE_BASIC_ROLLOUTS = False
-#: under compact rules the playouts play the searching seat as the hard bot weighs its cards
-#: (``playout(hard_seat=...)``, :func:`~games.engine.playouts.hard_weigh`): its own future as it will play
-#: it; the other seats stay basic bots, the model of a player
-HARD_ROLLOUTS = True
-#: under compact rules the move the search must beat is the hard bot's own weighing
-#: (:func:`~games.engine.playouts.hard_weigh`), not the basic bot's choice
-HARD_BASE = True
 #: every root move is played out in the same worlds with the same random numbers (common random numbers),
-#: and the best move replaces the move it must beat only when it leads it world by world (a paired test)
+#: and the best move replaces the basic bot's choice only when it leads it world by world (a paired test)
 PAIRED = True
 #: the clock is read once per this many playouts
 CLOCK_EVERY = 8
@@ -564,7 +547,7 @@ def strong_action(view: dict[str, Any], knowledge: Knowledge, rng: random.Random
         world = root if total == 0 else worlds.world(rng, STEPS)
         playout_apply(world, seat, moves[choice])
         decisions += 1 + playout(world, random_number, sensible=True, limit=CUTOFF or 1 << 30,
-                                 basic=BASIC_ROLLOUTS, hard_seat=seat if HARD_ROLLOUTS else -1)
+                                         basic=BASIC_ROLLOUTS)
         wins[choice] += reward(world, seat)
         visits[choice] += 1
         total += 1
@@ -573,10 +556,10 @@ def strong_action(view: dict[str, Any], knowledge: Knowledge, rng: random.Random
         stats["decisions"] = stats.get("decisions", 0) + decisions
         stats["searches"] = stats.get("searches", 0) + 1
     best = max(range(len(moves)), key=lambda index: (wins[index] / visits[index], visits[index]))
-    sensible = base_choice(root_moves_world, seat, moves)
+    sensible = _basic_choice(root_moves_world, seat, moves)
     if sensible is not None and sensible != best and visits[sensible]:
         # the search must show the better move, not only guess it: within the noise of its own
-        # estimates, the bot.s own choice (which knows a few things playouts do not) stands
+        # estimates, the basic bot's choice (which knows a few things playouts do not) stands
         mean, other = wins[best] / visits[best], wins[sensible] / visits[sensible]
         spread = max(mean * (1 - mean), other * (1 - other), 0.01)
         if mean - other < CONFIDENCE * math.sqrt(spread * (1 / visits[best] + 1 / visits[sensible])):
@@ -588,7 +571,7 @@ def _paired(root: GameState, before: GameState, worlds: Worlds, seat: int, moves
             playouts: int, clock: Callable[[], float] | None, deadline: float | None,
             stats: dict[str, int] | None) -> int:
     """The index of the move to make: :func:`paired_outcomes`, judged by :func:`paired_choice`."""
-    sensible = base_choice(before, seat, moves)
+    sensible = _basic_choice(before, seat, moves)
     outcomes = paired_outcomes(root, worlds, seat, moves, rng, playouts, clock, deadline, stats)
     return paired_choice(outcomes, sensible)
 
@@ -601,7 +584,6 @@ def paired_outcomes(root: GameState, worlds: Worlds, seat: int, moves: list[Move
     count = len(moves)
     outcomes: list[list[float]] = []
     made = decisions = 0
-    hard_seat = seat if HARD_ROLLOUTS else -1
     limit = CUTOFF or 1 << 30
     while made < max(playouts, count):
         if made and clock is not None and deadline is not None and clock() >= deadline:
@@ -613,7 +595,7 @@ def paired_outcomes(root: GameState, worlds: Worlds, seat: int, moves: list[Move
             played = world.copy()
             playout_apply(played, seat, move)
             decisions += 1 + playout(played, random.Random(seed).random, sensible=True, limit=limit,
-                                     basic=BASIC_ROLLOUTS, basic_engine=ENGINE_BASIC_ROLLOUTS, hard_seat=hard_seat)
+                                     basic=BASIC_ROLLOUTS, basic_engine=ENGINE_BASIC_ROLLOUTS)
             rewards.append(reward(played, seat))
         outcomes.append(rewards)
         made += count
@@ -626,8 +608,8 @@ def paired_outcomes(root: GameState, worlds: Worlds, seat: int, moves: list[Move
 
 def paired_choice(outcomes: list[list[float]], sensible: int | None, confidence: float | None = None) -> int:
     """The move with the most wins over the worlds of ``outcomes`` (:func:`paired_outcomes`); but the
-    choice it must beat (``sensible``, :func:`base_choice`) stands unless that move beats it by
-    ``confidence`` (default :data:`CONFIDENCE`) standard errors of their differences world by world."""
+    basic bot's choice (``sensible``) stands unless that move beats it by ``confidence`` (default
+    :data:`CONFIDENCE`) standard errors of their differences world by world."""
     count = len(outcomes[0])
     totals = [sum(rewards[index] for rewards in outcomes) for index in range(count)]
     best = max(range(count), key=lambda index: totals[index])
@@ -644,8 +626,8 @@ def paired_choice(outcomes: list[list[float]], sensible: int | None, confidence:
 def search_outcomes(view: dict[str, Any], knowledge: Knowledge, rng: random.Random, playouts: int
                     ) -> tuple[list[dict[str, Any]], int | None, list[list[float]]] | None:
     """What the paired search weighs at a decision (for benchmarks that judge its choices): the seat's
-    actions, the index of the choice it must beat among them (:func:`base_choice`), and
-    :func:`paired_outcomes`; None where :func:`strong_action` would not search (no choice, a call, not on turn)."""
+    actions, the index of the basic bot's choice among them, and :func:`paired_outcomes`; None where
+    :func:`strong_action` would not search (no choice, a call, not on turn)."""
     seat = knowledge.seat
     found = decision_root(view, knowledge, rng)
     if found is None:
@@ -654,26 +636,11 @@ def search_outcomes(view: dict[str, Any], knowledge: Knowledge, rng: random.Rand
     if len(moves) < 2 or seat != root.turn or any(isinstance(move, dict) and move.get("type") == "say"
                                                    for move in moves):
         return None
-    sensible = base_choice(root.copy(), seat, moves)
+    sensible = _basic_choice(root.copy(), seat, moves)
     return [action_of(move) for move in moves], sensible, paired_outcomes(root, worlds, seat, moves, rng, playouts)
 
 
-def base_choice(world: GameState, seat: int, moves: list[Move]) -> int | None:
-    """The index of the move the search must beat: under compact rules (:data:`HARD_BASE`) the hard
-    bot's own weighing of its plays, elsewhere (and with a draw owed) the basic bot's choice."""
-    compact = compact_rules(world.rules)
-    if not HARD_BASE or compact is None or world.pending_draw:
-        return basic_choice(world, seat, moves)
-    plays = list(dict.fromkeys(move if isinstance(move, str) else move[0] for move in moves
-                               if isinstance(move, (str, tuple))))
-    if not plays:
-        return basic_choice(world, seat, moves)
-    card, wish = hard_weigh(world, seat, plays, compact)
-    chosen = card if wish is None else (card, wish)
-    return moves.index(chosen) if chosen in moves else None
-
-
-def basic_choice(world: GameState, seat: int, moves: list[Move]) -> int | None:
+def _basic_choice(world: GameState, seat: int, moves: list[Move]) -> int | None:
     """The index of the move the basic bot would make here. It reads only the seat's own hand, the
     counts and the public table from the world, which are the view's."""
     chosen = choose_bot_action(world, seat, "basic", None)

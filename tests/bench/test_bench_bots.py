@@ -90,14 +90,3 @@ def test_worlds_told_a_share_of_the_hands_hold_that_share_and_forget_it_after() 
         assert least <= min(told_right) and max(told_right) <= most
         if share == 0.5:
             assert 2.2 < sum(told_right) / len(told_right) < 3.6  # 2 or 3 told, and a guessed one now and then
-
-
-def test_the_policy_bench_plays_each_deal_both_ways_and_its_lead_is_the_difference_of_its_win_rates() -> None:
-    from bench.bot_policy import policy_game, policy_rates
-
-    assert policy_game(("classic", 2, 11)) == policy_game(("classic", 2, 11))  # a deal replays from its number
-    found = policy_rates(60, 300, ["tavern_2p"], 1)["tavern_2p"]
-    lead_found = found["lead_over_medium"]
-    assert lead_found["deals"] == 60
-    assert round((lead_found["hard_only"] - lead_found["medium_only"]) / 60, 3) == lead_found["difference"]
-    assert round(found["hard_weighing"] - found["medium"], 3) == lead_found["difference"]

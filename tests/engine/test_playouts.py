@@ -15,23 +15,13 @@ from typing import Any
 from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
 
-from games.engine import (
-    RuleSet,
-    SetupError,
-    apply,
-    build_deck,
-    choose_bot_action,
-    legal_actions,
-    new_game,
-    new_game_from_setup,
-)
+from games.engine import RuleSet, SetupError, apply, choose_bot_action, legal_actions, new_game
 from games.engine.playouts import (
     DRAW,
     PASS,
     action_of,
     basic_weigh,
     compact_rules,
-    hard_weigh,
     playout,
     playout_apply,
     playout_moves,
@@ -168,58 +158,3 @@ def test_the_basic_weighing_chooses_the_basic_bots_play(choice, seed, players):
             assert (action["type"], [card], wish) == ("play", action["cards"], action.get("wish"))
             assert seen == best
         apply(state, seat, action)
-
-
-def single_plays(state: Any, seat: int) -> list[str]:
-    """The seat's fitting single cards in hand order (a jack is listed once per wish)."""
-    return list(dict.fromkeys(move if isinstance(move, str) else move[0] for move in playout_moves(state, seat)
-                              if isinstance(move, (str, tuple))))
-
-
-@SETTINGS
-@given(choice=option_sets(), seed=st.integers(0, 2**32 - 1), players=st.integers(2, 5))
-def test_a_playout_plays_the_hard_seat_as_the_hard_bot_weighs_and_every_other_as_the_basic_bot(
-        choice, seed, players):
-    rules = RuleSet.from_preset(*choice)
-    state = dealt(rules, players, seed)
-    compact = compact_rules(rules)
-    if compact is None:
-        return  # house-only rules: the hard bot weighs with the basic bot there
-    hard = seed % players
-    while state.status == "active":
-        seat = state.turn
-        plays = single_plays(state, seat)
-        stepped = state.copy()
-        playout(stepped, random.Random(seed).random, basic=True, hard_seat=hard, limit=1)
-        if plays and not state.pending_draw:
-            if seat == hard:
-                card, wish = hard_weigh(state, seat, plays, compact)
-                action = action_of(card if wish is None else (card, wish))
-            else:
-                action = choose_bot_action(state, seat, "basic", None)
-            expected = state.copy()
-            apply(expected, seat, action)
-            expected.penalized_plays = []
-            assert stepped.to_json() == expected.to_json()
-        state = stepped
-
-
-def two_hands(hand: list[str], starter: str) -> Any:
-    """A classic round for two, seat 0 on turn with ``hand`` on ``starter``."""
-    rules = RuleSet.from_preset("classic")
-    other = [card for card in ("8C", "8D", "10C", "10D", "KC") if card not in hand]
-    used = {*hand, *other, starter}
-    stock = [card for card in build_deck(rules.deck, rules.jokers) if card not in used]
-    return new_game_from_setup(rules, [hand, other], starter, stock, seed=1)
-
-
-def test_the_hard_bot_keeps_back_a_seven_the_basic_bot_lays():
-    state = two_hands(["7H", "KH", "10S", "AC", "QD"], "9H")
-    assert choose_bot_action(state, 0, "basic", None)["cards"] == ["7H"]  # it sheds the 7's points
-    assert hard_weigh(state, 0, single_plays(state, 0), compact_rules(state.rules)) == ("KH", None)
-
-
-def test_the_hard_bot_keeps_a_rank_it_holds_twice_to_change_the_suit_later():
-    state = two_hands(["9H", "KH", "9S", "AC", "QD"], "8H")
-    assert choose_bot_action(state, 0, "basic", None)["cards"] == ["9H"]
-    assert hard_weigh(state, 0, single_plays(state, 0), compact_rules(state.rules)) == ("KH", None)

@@ -24,7 +24,6 @@ from games.engine import (
     search,
     strong_action,
 )
-from games.engine.bots import name_jokers
 from games.engine.playouts import compact_rules
 from games.engine.search import CLOCK_EVERY
 
@@ -329,15 +328,3 @@ def test_what_the_search_weighs_is_what_the_hard_bot_chooses_by(preset, seed, pl
         _, events = apply(state, seat, choice)
         for knowledge in seats:
             knowledge.observe(redact_events(events, knowledge.seat))
-
-
-def test_the_move_the_search_must_beat_is_the_hard_bots_own_weighing_and_under_the_house_rules_the_basic_bots():
-    classic = RuleSet.from_preset("classic")
-    state = rig(classic, [["7H", "KH", "10S", "AC", "QD"], ["8C", "8D", "10C", "10D", "KC"]], "9H")
-    moves = search.root_moves_of(state, 0, legal_actions(state, 0))
-    assert moves[search.base_choice(state, 0, moves)] == "KH"  # the hard bot keeps its 7 back
-    assert moves[search.basic_choice(state, 0, moves)] == "7H"  # the basic bot sheds its points
-    house = new_game(RuleSet.from_preset("house"), 3, seed=5)
-    seat = house.turn
-    moves = [name_jokers(move, house.hands[seat]) for move in legal_actions(house, seat)]
-    assert search.base_choice(house, seat, moves) == search.basic_choice(house, seat, moves) is not None
