@@ -80,11 +80,6 @@ ENGINE_BASIC_ROLLOUTS = False
 PAIRED = True
 #: the clock is read once per this many playouts
 CLOCK_EVERY = 8
-#: the paired search spends its budget by sequential halving (Karnin, Koren and Somekh 2013): in
-#: ``ceil(log2(moves))`` equal rounds (of the playouts, or of the time to the deadline), after each the
-#: worse half of the moves still weighed is played out no more, the basic bot's choice always kept, so
-#: the last worlds compare the contenders only
-HALVING = True
 
 
 class Knowledge:
@@ -577,46 +572,33 @@ def _paired(root: GameState, before: GameState, worlds: Worlds, seat: int, moves
             stats: dict[str, int] | None) -> int:
     """The index of the move to make: :func:`paired_outcomes`, judged by :func:`paired_choice`."""
     sensible = _basic_choice(before, seat, moves)
-    outcomes = paired_outcomes(root, worlds, seat, moves, rng, playouts, clock, deadline, stats, keep=sensible)
+    outcomes = paired_outcomes(root, worlds, seat, moves, rng, playouts, clock, deadline, stats)
     return paired_choice(outcomes, sensible)
 
 
 def paired_outcomes(root: GameState, worlds: Worlds, seat: int, moves: list[Move], rng: random.Random,
                     playouts: int, clock: Callable[[], float] | None = None, deadline: float | None = None,
-                    stats: dict[str, int] | None = None, keep: int | None = None) -> list[list[float | None]]:
-    """Every move still weighed played out in each world from the same random numbers: one row per
-    world (``root`` first), one reward per move in the order of ``moves``, None for a move no longer
-    weighed (:data:`HALVING`; the move ``keep``, the basic bot's choice, is weighed to the end)."""
+                    stats: dict[str, int] | None = None) -> list[list[float]]:
+    """Every move played out in each world from the same random numbers: one row per world (``root``
+    first), one reward per move in the order of ``moves``."""
     count = len(moves)
-    outcomes: list[list[float | None]] = []
+    outcomes: list[list[float]] = []
     made = decisions = 0
     limit = CUTOFF or 1 << 30
-    weighed = list(range(count))
-    rounds = math.ceil(math.log2(count)) if HALVING and count > 2 else 1
-    halved = 0
-    started = clock() if clock is not None and deadline is not None else None
     while made < max(playouts, count):
-        now = clock() if clock is not None and started is not None else 0.0
-        if made and started is not None and now >= deadline:
+        if made and clock is not None and deadline is not None and clock() >= deadline:
             break
-        if halved < rounds - 1 and made:
-            done = made / max(playouts, 1)
-            if started is not None:
-                done = max(done, (now - started) / max(deadline - started, 1e-9))
-            if done >= (halved + 1) / rounds:
-                weighed = _halved(outcomes, weighed, keep)
-                halved += 1
         world = root if not made else worlds.world(rng, STEPS)
         seed = rng.getrandbits(32)
-        rewards: list[float | None] = [None] * count
-        for index in weighed:
+        rewards = []
+        for move in moves:
             played = world.copy()
-            playout_apply(played, seat, moves[index])
+            playout_apply(played, seat, move)
             decisions += 1 + playout(played, random.Random(seed).random, sensible=True, limit=limit,
                                      basic=BASIC_ROLLOUTS, basic_engine=ENGINE_BASIC_ROLLOUTS)
-            rewards[index] = reward(played, seat)
+            rewards.append(reward(played, seat))
         outcomes.append(rewards)
-        made += len(weighed)
+        made += count
     if stats is not None:
         stats["playouts"] = stats.get("playouts", 0) + made
         stats["decisions"] = stats.get("decisions", 0) + decisions
@@ -624,26 +606,16 @@ def paired_outcomes(root: GameState, worlds: Worlds, seat: int, moves: list[Move
     return outcomes
 
 
-def _halved(outcomes: list[list[float | None]], weighed: list[int], keep: int | None) -> list[int]:
-    """The better half of the moves ``weighed`` (by their wins over the worlds so far, in which all of
-    them were played), ``keep`` among them whatever its wins."""
-    totals = {index: sum(row[index] or 0.0 for row in outcomes) for index in weighed}
-    kept = {keep} if keep is not None and keep in totals else set()
-    ranked = sorted((index for index in weighed if index not in kept), key=lambda index: -totals[index])
-    kept.update(ranked[: (len(weighed) + 1) // 2 - len(kept)])
-    return [index for index in weighed if index in kept]
-
-
-def paired_choice(outcomes: list[list[float | None]], sensible: int | None, confidence: float | None = None) -> int:
-    """The move with the most wins over the worlds of ``outcomes`` (:func:`paired_outcomes`), among the
-    moves weighed to the end; but the basic bot's choice (``sensible``) stands unless that move beats it
-    by ``confidence`` (default :data:`CONFIDENCE`) standard errors of their differences world by world."""
-    weighed = [index for index, found in enumerate(outcomes[-1]) if found is not None]
-    totals = {index: sum(rewards[index] or 0.0 for rewards in outcomes) for index in weighed}
-    best = max(weighed, key=lambda index: totals[index])
-    if sensible is None or best == sensible or sensible not in totals:
+def paired_choice(outcomes: list[list[float]], sensible: int | None, confidence: float | None = None) -> int:
+    """The move with the most wins over the worlds of ``outcomes`` (:func:`paired_outcomes`); but the
+    basic bot's choice (``sensible``) stands unless that move beats it by ``confidence`` (default
+    :data:`CONFIDENCE`) standard errors of their differences world by world."""
+    count = len(outcomes[0])
+    totals = [sum(rewards[index] for rewards in outcomes) for index in range(count)]
+    best = max(range(count), key=lambda index: totals[index])
+    if sensible is None or best == sensible:
         return best
-    found = [(rewards[best] or 0.0) - (rewards[sensible] or 0.0) for rewards in outcomes]
+    found = [rewards[best] - rewards[sensible] for rewards in outcomes]
     mean = sum(found) / len(found)
     spread = sum((value - mean) ** 2 for value in found) / max(len(found) - 1, 1)
     if mean > (CONFIDENCE if confidence is None else confidence) * math.sqrt(max(spread, 1e-4) / len(found)):
@@ -652,7 +624,7 @@ def paired_choice(outcomes: list[list[float | None]], sensible: int | None, conf
 
 
 def search_outcomes(view: dict[str, Any], knowledge: Knowledge, rng: random.Random, playouts: int
-                    ) -> tuple[list[dict[str, Any]], int | None, list[list[float | None]]] | None:
+                    ) -> tuple[list[dict[str, Any]], int | None, list[list[float]]] | None:
     """What the paired search weighs at a decision (for benchmarks that judge its choices): the seat's
     actions, the index of the basic bot's choice among them, and :func:`paired_outcomes`; None where
     :func:`strong_action` would not search (no choice, a call, not on turn)."""
@@ -665,8 +637,7 @@ def search_outcomes(view: dict[str, Any], knowledge: Knowledge, rng: random.Rand
                                                    for move in moves):
         return None
     sensible = _basic_choice(root.copy(), seat, moves)
-    outcomes = paired_outcomes(root, worlds, seat, moves, rng, playouts, keep=sensible)
-    return [action_of(move) for move in moves], sensible, outcomes
+    return [action_of(move) for move in moves], sensible, paired_outcomes(root, worlds, seat, moves, rng, playouts)
 
 
 def _basic_choice(world: GameState, seat: int, moves: list[Move]) -> int | None:

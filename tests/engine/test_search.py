@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from itertools import pairwise
 from typing import Any
 
 from engine_helpers import deck_of, rig
@@ -25,7 +24,7 @@ from games.engine import (
     search,
     strong_action,
 )
-from games.engine.playouts import action_of, compact_rules
+from games.engine.playouts import compact_rules
 from games.engine.search import CLOCK_EVERY
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -329,49 +328,3 @@ def test_what_the_search_weighs_is_what_the_hard_bot_chooses_by(preset, seed, pl
         _, events = apply(state, seat, choice)
         for knowledge in seats:
             knowledge.observe(redact_events(events, knowledge.seat))
-
-
-def halving_rows(playouts: int, clock: Any = None, deadline: float | None = None
-                 ) -> tuple[list[list[float | None]], list[set[int]], int, int]:
-    """A decision with eight moves (two nines, the king of the suit, a jack with four wishes, a draw), weighed by
-    ``paired_outcomes``: its rows, the moves weighed in each row, the basic bot's choice, the moves."""
-    rules = RuleSet.from_preset("tavern")
-    state = rig(rules, [["JC", "9H", "9S", "KD", "AC"], ["8C", "10C", "QS", "KS", "AH"]], "9D")
-    knowledge = observers(state)[0]
-    worlds, root, moves = search.decision_root(player_view(state, 0), knowledge, random.Random(2))
-    actions = [action_of(move) for move in moves]
-    keep = actions.index(choose_bot_action(root.copy(), 0, "basic", None))
-    outcomes = search.paired_outcomes(root, worlds, 0, moves, random.Random(3), playouts, clock, deadline, keep=keep)
-    weighed = [{index for index, found in enumerate(row) if found is not None} for row in outcomes]
-    return outcomes, weighed, keep, len(moves)
-
-
-def test_sequential_halving_drops_the_worse_half_each_round_and_keeps_the_basic_bots_choice():
-    outcomes, weighed, keep, count = halving_rows(700)
-    assert count == 8
-    assert weighed[0] == set(range(count))
-    assert [len(found) for found in dict.fromkeys(map(frozenset, weighed))] == [8, 4, 2]  # log2 8 rounds
-    assert all(later <= earlier for earlier, later in pairwise(weighed))  # a dropped move stays dropped
-    assert all(keep in found for found in weighed)
-    assert 700 <= sum(map(len, weighed)) < 700 + count  # the budget, spent
-    for row, (earlier, later) in enumerate(pairwise(weighed), start=1):
-        if earlier == later:
-            continue
-        totals = {index: sum(outcomes[before][index] for before in range(row)) for index in earlier}
-        kept = [totals[index] for index in later if index != keep]
-        assert all(totals[index] <= min(kept) for index in earlier - later)  # the worse ones went
-
-
-def test_sequential_halving_spends_equal_rounds_of_the_time_when_a_clock_ends_the_search():
-    ticks = iter(range(10**6))
-    _, weighed, keep, _ = halving_rows(10**6, clock=lambda: next(ticks), deadline=91)
-    sizes = [len(found) for found in weighed]
-    assert [sizes.count(size) for size in (8, 4, 2)] == [30, 30, 30]  # a world a tick, a third of the time each
-    assert all(keep in found for found in weighed)
-
-
-def test_the_paired_choice_is_among_the_moves_weighed_to_the_end():
-    # move 2 won every world it was weighed in, but was dropped: the choice is between moves 0 and 1
-    outcomes = [[0.0, 0.0, 1.0]] * 3 + [[0.0, 1.0, None]] * 9
-    assert search.paired_choice(outcomes, 0) == 1
-    assert search.paired_choice(outcomes, None) == 1
