@@ -236,6 +236,7 @@ def playout(state: GameState, random: Callable[[], float], plays_first: bool = F
         must_play = compact.must_play
         last_jack_wins = compact.jack_can_win
         hands = state.hands
+        near = bots.NEAR_END
         while state.status == ACTIVE and decisions < limit:
             seat = state.turn
             hand = hands[seat]
@@ -254,10 +255,13 @@ def playout(state: GameState, random: Callable[[], float], plays_first: bool = F
                         fit = compact.fit(state.top, state.wish, state.first_wish)
                 moves = [card for card in candidates if card in fit]
                 if basic and moves:
-                    players = len(hands)
-                    lacking = state.lacking.get((seat + state.direction) % players, ())
-                    near_end = min(len(other) for index, other in enumerate(hands) if index != seat) <= bots.NEAR_END
-                    card, wish = basic_weigh(hand, moves, lacking, near_end, compact)[0]
+                    if len(moves) == 1 and moves[0] not in jacks:  # one play and no wish: nothing to weigh
+                        card, wish = moves[0], None
+                    else:
+                        players = len(hands)
+                        lacking = state.lacking.get((seat + state.direction) % players, ())
+                        near_end = any(len(other) <= near for other in hands if other is not hand)
+                        card, wish = basic_weigh(hand, moves, lacking, near_end, compact)[0]
                     if state.penalized_plays:
                         state.penalized_plays = []
                     _play_one(state, seat, card, wish, compact)
