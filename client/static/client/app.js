@@ -524,6 +524,10 @@ function tableScreen(id, code = null) {
   const box = h("div", { class: "columns" });
   fill(main, h("h1", {}, t("table.title", { id })), box);
   const query = code ? `?invite_code=${encodeURIComponent(code)}` : "";
+  // What the seats were last drawn from. Every notice of the table reads it again, and a bot seated by
+  // the host's own click comes back twice (the click's read and the notice's): drawing the same seats
+  // again would replace the buttons under the host's next click, and that click would be lost.
+  let drawn = "";
 
   async function refresh() {
     /** @type {Schemas["Table"]} */
@@ -537,11 +541,14 @@ function tableScreen(id, code = null) {
     if (!alive) return;
     const self = me;
     const seated = self && table.seats.some((seat) => seat.player.id === self.id && !seat.left);
-    if (!seated && code) { fill(box, invitation(id, code, table, refresh)); return; }
+    if (!seated && code) { drawn = ""; fill(box, invitation(id, code, table, refresh)); return; }
     /** @type {[Schemas["ScoreboardOutput"] | null, Schemas["HistoryLine"][]]} */
     const [board, rounds] = await Promise.all([get(`tables/${id}/scoreboard`).catch(() => null),
       finishedRounds((line) => line.table === Number(id), 50)]);
     if (!alive) return;
+    const reading = JSON.stringify([table, board, rounds, self && self.id]);
+    if (reading === drawn) return;
+    drawn = reading;
     const host = me && table.host.id === me.id;
     const seats = h("ul", { class: "list" }, table.seats.map((seat) => h("li", { class: "row" },
       h("span", { class: "grow" }, seat.player.name),
