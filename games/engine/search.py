@@ -20,11 +20,16 @@ What the seat knows of the others, from the events:
 
 - the cards laid face up since the last reshuffle (they are not in anyone's hand or the stock);
 - cards it gave away in a QH swap (the other seat holds them now, until it lays them);
+- the cards a reshuffle turned into the new stock (the discard pile below its top, which the seat saw
+  laid): no hand held them then, and a card another seat draws from that stock is one of them. The
+  stock is empty when it is reshuffled, so right after it the other hands hold exactly the cards the
+  seat has not seen; with two players that is the other hand, card for card.
 - a seat that drew instead of playing holds nothing that fitted then (under ``must_play`` a rule;
   without it, how sensible players and every bot of the service play: **decision**, the seeds
-  advise playing when one can); a drawn card that ended the turn at once did not fit; a seat that
-  laid a wild jack with cards left had no other card that fitted (the seeds' advice, and the basic
-  bot's, is to keep jacks for need). Each unknown card of a seat is a slot with the cards it cannot
+  advise playing when one can), but for an ace it may have had nothing to cover with
+  (``ace_needs_cover``); a drawn card that ended the turn at once did not fit; a seat that laid a
+  wild jack with cards left had no other card that fitted (the seeds' advice, and the basic bot's, is
+  to keep jacks for need). Each unknown card of a seat is a slot with the cards it cannot
   be; the slot a laid card came from is the most constrained that allows it, which keeps every
   remaining constraint true whenever they were nested (the usual case).
 - how a seat chose among its plays since it last drew: a world is weighted by :data:`LIKELIHOOD`
@@ -104,6 +109,9 @@ class Knowledge:
         self.direction = 1
         self.since: dict[int, list[str]] = {}  # the cards a seat laid since it last drew (or had its hand swapped)
         self.choices: dict[int, list[tuple[Any, ...]]] = {}  # its plays in that time, with what it saw then
+        self.reshuffled: frozenset[str] | None = None  # the cards the last reshuffle made the stock, if followed
+        self._not_reshuffled: frozenset[str] = frozenset()  # what a card drawn from that stock cannot be
+        self._taken_before = 0  # cards the draw under way took before the stock was reshuffled
 
     # --- folding events ---------------------------------------------------------------------
 
@@ -123,6 +131,7 @@ class Knowledge:
         self.first_wish = None
         self.counts = dict(enumerate(counts))
         self.pending, self.direction = 0, 1
+        self.reshuffled, self._taken_before = None, 0
         for seat, count in enumerate(counts):
             self.since[seat], self.choices[seat] = [], []
             if seat == self.seat:
@@ -201,6 +210,7 @@ class Knowledge:
             self.lacking[seat] = [self.wish if self.wish not in (None, "*") else SUIT[self.top]]
         elif event.get("reason") is not None:
             self.lacking.pop(seat, None)
+        taken_before, self._taken_before = min(self._taken_before, count), 0
         if seat == self.seat:
             if self.own is not None:
                 self.own.extend(event.get("cards") or ())
@@ -210,7 +220,10 @@ class Knowledge:
         if voluntary:  # it could not play (must_play), or would not hold back a card that fitted
             slots[:] = [slot | fitting for slot in slots]
             self.known[seat] = [card for card in self.known.get(seat, ()) if card not in fitting]
-        slots.extend([frozenset()] * count)
+        if self.reshuffled is None:
+            slots.extend([frozenset()] * count)
+        else:  # the cards taken before a reshuffle within this draw came from the old stock, the rest from the new
+            slots.extend([self.reshuffled] * taken_before + [self._not_reshuffled] * (count - taken_before))
         if voluntary and count == 1:
             self._drew = (seat, fitting)
 
@@ -239,13 +252,25 @@ class Knowledge:
             given = self.own
             self.own = None if self.slots.get(other) else list(self.known.get(other, ()))
             self.known[other] = list(given or ())
-            self.slots[other] = [] if given is not None else self.slots.get(other, [])
+            self.slots[other] = [] if given is not None else [frozenset()] * self.counts.get(other, 0)
             return
         self.known[first], self.known[second] = self.known.get(second, []), self.known.get(first, [])
         self.slots[first], self.slots[second] = self.slots.get(second, []), self.slots.get(first, [])
 
     def _on_reshuffled(self, event: dict[str, Any]) -> None:
-        self.discard = self.discard[-1:]
+        """The discard pile below its top became the stock: no hand holds those cards now. Its event
+        comes before the ``drew`` of the draw that emptied the stock; what that draw took before is what
+        neither the hands (their counts) nor the discard pile account for."""
+        deck = _deck(self.rules)
+        taken_before = len(deck) - sum(self.counts.values()) - len(self.discard)
+        pile, self.discard = self.discard[:-1], self.discard[-1:]
+        if len(pile) != event.get("count") or taken_before < 0:  # a pile not followed: read nothing from it
+            self.reshuffled, self._taken_before = None, 0
+            return
+        self.reshuffled, self._taken_before = frozenset(pile), taken_before
+        self._not_reshuffled = frozenset(deck) - self.reshuffled
+        for slots in self.slots.values():
+            slots[:] = [slot | self.reshuffled for slot in slots]
 
     def _lay(self, seat: int, card: str) -> None:
         known = self.known.setdefault(seat, [])
@@ -260,10 +285,12 @@ class Knowledge:
             slots.pop(0)  # knowledge that proved wrong: forget the most doubtful slot
 
     def _fitting(self) -> frozenset[str]:
-        """The cards that would have fitted now (a joker always fits)."""
-        deck = build_deck(self.rules.deck, self.rules.jokers)
-        return frozenset(card for card in deck
-                         if card[0] == "X" or fits(self.rules, self.top, self.wish, self.first_wish, card))
+        """The cards that could have been laid now (a joker always fits). Under ``ace_needs_cover`` an
+        ace is not among them: a seat may hold a fitting ace it cannot cover, and then it draws."""
+        no_lone_aces = self.rules.ace_needs_cover
+        return frozenset(card for card in _deck(self.rules)
+                         if card[0] == "X" or (fits(self.rules, self.top, self.wish, self.first_wish, card)
+                                               and not (no_lone_aces and RANK[card] == "A")))
 
     # --- dealing the unseen cards -------------------------------------------------------------
 

@@ -277,6 +277,73 @@ def test_a_seat_that_draws_without_must_play_is_dealt_no_card_that_fitted():
         assert len(fitting) <= 1, world.hands[1]  # the card it drew may be anything
 
 
+def test_after_a_reshuffle_the_other_hand_holds_what_was_unseen_and_one_card_of_the_new_stock():
+    """Classic, two players: the stock runs out; seat 1, holding nothing that fits, draws: the discard
+    pile below its top becomes the stock, and seat 1 takes one of those cards. Seat 0 saw every other
+    card go by, so seat 1 holds exactly the cards seat 0 never saw, and one card of the six reshuffled."""
+    rules = RuleSet.from_preset("classic", {"must_play": False})
+    held_before = ["7C", "8C", "KC", "AC", "7S", "8S", "9S", "AS", "7H", "8H", "10H", "AH"]  # nothing fits QD
+    fitting = ["7D", "8D", "9D", "10D", "JD", "KD", "AD", "QH", "QS", "JC", "JS", "JH"]
+    state = rig(rules, [["KH", "10S", "QC", *fitting], ["KS", "10C", "QD", *held_before]], "9H", ["9C"])
+    moves = [(0, {"type": "play", "cards": ["KH"]}), (1, {"type": "play", "cards": ["KS"]}),
+             (0, {"type": "play", "cards": ["10S"]}), (1, {"type": "play", "cards": ["10C"]}),
+             (0, {"type": "play", "cards": ["QC"]}), (1, {"type": "play", "cards": ["QD"]}),
+             (0, {"type": "draw"})]  # the 9C: the stock is empty, seat 0's turn ends
+    pool = {"9H", "KH", "KS", "10S", "10C", "QC"}
+    seats = observers(state)
+    for seat, action in [*moves, (1, {"type": "draw"})]:
+        _, events = apply(state, seat, action)
+        for knowledge in seats:
+            knowledge.observe(redact_events(events, knowledge.seat))
+    assert "reshuffled" in [event["type"] for event in events]
+    if state.turn == 1:
+        _, events = apply(state, 1, {"type": "pass"})
+        seats[0].observe(redact_events(events, 0))
+    rng = random.Random(5)
+    for _ in range(50):
+        world = seats[0].world(player_view(state, 0), rng)
+        assert set(held_before) <= set(world.hands[1]), world.hands[1]
+        assert len(set(world.hands[1]) & pool) == 1, world.hands[1]
+        assert set(world.stock) <= pool
+
+
+@SETTINGS
+@given(preset=st.sampled_from(["classic", "tavern", "house"]), seed=st.integers(0, 2**32 - 1),
+       players=st.integers(2, 5))
+def test_the_true_hands_fill_the_slots_of_every_seats_knowledge(preset, seed, players):
+    """Every other hand's unknown cards can be laid in its slots, each in one that allows it, when the
+    others play as the basic bot does: what a seat reads from draws, jacks, aces it cannot cover,
+    reshuffles and swaps never rules out the truth."""
+    rules = RuleSet.from_preset(preset)
+    state = new_game(rules, players, seed=seed, first=seed % players)
+    seats = observers(state)
+
+    def truth_fits(state: Any, seats: list[Knowledge]) -> None:
+        for knowledge in seats:
+            for other, slots in knowledge.slots.items():
+                unknown = Counter(state.hands[other]) - Counter(knowledge.known.get(other, ()))
+                assert sum(unknown.values()) == len(slots)
+                assert _fills(list(unknown.elements()), slots), (other, state.hands[other], slots)
+
+    play_basic_round(state, seats, truth_fits)
+
+
+def _fills(cards: list[str], slots: list[frozenset[str]]) -> bool:
+    """Whether every card can take a slot of its own that does not exclude it (a bipartite matching)."""
+    holder: list[int | None] = [None] * len(slots)
+
+    def place(index: int, tried: set[int]) -> bool:
+        for slot, excluded in enumerate(slots):
+            if slot not in tried and cards[index] not in excluded:
+                tried.add(slot)
+                if holder[slot] is None or place(holder[slot], tried):  # type: ignore[arg-type]
+                    holder[slot] = index
+                    return True
+        return False
+
+    return all(place(index, set()) for index in range(len(cards)))
+
+
 def _offers(entry: dict[str, Any], action: dict[str, Any]) -> bool:
     if entry.get("as"):
         named = {joker: name[0] if isinstance(name, list) else name for joker, name in entry["as"].items()}
