@@ -27,9 +27,7 @@ What the seat knows of the others, from the events:
 - a seat that drew instead of playing holds nothing that fitted then (under ``must_play`` a rule;
   without it, how sensible players and every bot of the service play: **decision**, the seeds
   advise playing when one can), but for an ace it may have had nothing to cover with
-  (``ace_needs_cover``); a seat that drew an open 7's penalty held no 7 (nor joker) to pass it on
-  with (countering is optional, but it is how the seeds' players and every bot of the service play:
-  **decision**, as for drawing); a drawn card that ended the turn at once did not fit; a seat that laid a
+  (``ace_needs_cover``); a drawn card that ended the turn at once did not fit; a seat that laid a
   wild jack with cards left had no other card that fitted (the seeds' advice, and the basic bot's, is
   to keep jacks for need). Each unknown card of a seat is a slot with the cards it cannot
   be; the slot a laid card came from is the most constrained that allows it, which keeps every
@@ -218,13 +216,8 @@ class Knowledge:
                 self.own.extend(event.get("cards") or ())
             return
         slots = self.slots.setdefault(seat, [])
+        fitting = self._fitting() if voluntary else frozenset()
         if voluntary:  # it could not play (must_play), or would not hold back a card that fitted
-            fitting = self._fitting()
-        elif event.get("reason") == "seven" and not self._clock_turn:  # nor pass the penalty on
-            fitting = _answers(self.rules)
-        else:
-            fitting = frozenset()
-        if fitting:
             slots[:] = [slot | fitting for slot in slots]
             self.known[seat] = [card for card in self.known.get(seat, ()) if card not in fitting]
         if self.reshuffled is None:
@@ -527,12 +520,6 @@ class Worlds:
 @lru_cache(maxsize=64)
 def _deck(rules: RuleSet) -> tuple[str, ...]:
     return tuple(build_deck(rules.deck, rules.jokers))
-
-
-@lru_cache(maxsize=64)
-def _answers(rules: RuleSet) -> frozenset[str]:
-    """The cards that answer an open 7's penalty: every 7, and a joker named as one."""
-    return frozenset(card for card in _deck(rules) if card[0] == "X" or RANK[card] == "7")
 
 
 def decision_root(view: dict[str, Any], knowledge: Knowledge, rng: random.Random
