@@ -173,9 +173,7 @@ def check_play(state: GameState, seat: int, action: dict[str, Any]) -> Plan:
                                     {"card": cards[main + 1], "top": names[main]})
             main += 1
     say = action.get("say") or ()
-    said_maumau = not rules.announcements or "maumau" in say
-    hand_size = len(hand) + penalty_cards(state, seat, say) if state.owed else len(hand)
-    outcome = judge(rules, names, hand_size, said_maumau)
+    outcome, said_maumau = _outcome(state, seat, names, say)
     if len(cards) > main + 1:
         if not rules.final_jacks:
             raise IllegalAction("one_card_per_move", "play one card (an ace with its cover)")
@@ -196,3 +194,22 @@ def check_play(state: GameState, seat: int, action: dict[str, Any]) -> Plan:
             raise IllegalAction("invalid_target", "swap with another seat of the table", {"target": target})
     return Plan(names=names, main=main, wins=outcome.wins, empties=outcome.empties, said_maumau=said_maumau,
                 say=say, swaps=outcome.may_swap and target is not None)
+
+
+def lone_card_plan(state: GameState, seat: int, card: str, say: Any, target: int | None) -> Plan:
+    """What :func:`check_play` plans for one card that it would accept unchanged: a card of the seat's
+    to lay that fits (no joker; no ace under ``ace_needs_cover``), with a wish where one is due and a
+    target for a QH that swaps. Nothing is checked: the playouts' sensible play (``playouts``) picks
+    such cards by the same tests, and checking them again was a fifth of a house rules' playout."""
+    outcome, said_maumau = _outcome(state, seat, [card], say)
+    return Plan(names=[card], main=0, wins=outcome.wins, empties=outcome.empties, said_maumau=said_maumau,
+                say=say, swaps=outcome.may_swap and target is not None)
+
+
+def _outcome(state: GameState, seat: int, names: list[str], say: Any) -> tuple[Outcome, bool]:
+    """A play's outcome (:func:`judge`) with the calls of ``say``, and whether it says "Mau-Mau"."""
+    rules = state.rules
+    said_maumau = not rules.announcements or "maumau" in say
+    hand = state.hands[seat]
+    hand_size = len(hand) + penalty_cards(state, seat, say) if state.owed else len(hand)
+    return judge(rules, names, hand_size, said_maumau), said_maumau

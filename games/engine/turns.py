@@ -169,7 +169,7 @@ def apply(state: GameState, seat: int | None, action: dict[str, Any]) -> tuple[G
         plan = check_play(state, seat, action)
         state.penalized_plays = []
         settle_calls(state, seat, plan.say, events)
-        _play(state, seat, action, plan, events)
+        carry_out_play(state, seat, action, plan, events)
     elif kind == "draw":
         _check_draw(state, seat)
         state.penalized_plays = []
@@ -243,7 +243,9 @@ def check_pass(state: GameState, seat: int) -> bool:
     return could_play
 
 
-def _play(state: GameState, seat: int, action: dict[str, Any], plan: Plan, events: list[Event]) -> None:
+def carry_out_play(state: GameState, seat: int, action: dict[str, Any], plan: Plan, events: list[Event]) -> None:
+    """A play as ``plan`` (:func:`check_play`'s) says, once the calls are settled: the cards laid, then
+    the round won or the effects, the wish, a swap, the calls and a Hermann race, and the turn's end."""
     rules = state.rules
     cards = action["cards"]
     names = plan.names

@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
 
 from games.engine import RuleSet, SetupError, apply, choose_bot_action, legal_actions, new_game
+from games.engine.legality import fits
 from games.engine.playouts import (
     DRAW,
     PASS,
@@ -33,8 +34,9 @@ HOUSE_ONLY = ("announcements", "pik_call", "king_of_diamonds_hermann", "queen_of
 
 
 @st.composite
-def option_sets(draw: st.DrawFn) -> tuple[str, dict[str, Any]]:
-    """Any preset with random options; three in four without the house-only rules (compact moves)."""
+def option_sets(draw: st.DrawFn, house_only: bool = False) -> tuple[str, dict[str, Any]]:
+    """Any preset with random options; three in four without the house-only rules (compact moves), or
+    with ``house_only`` each of them drawn."""
     preset = draw(st.sampled_from(["classic", "tavern", "house"]))
     nine = draw(st.sampled_from(["reverses", "skips_second", "none"]))
     options: dict[str, Any] = {
@@ -57,7 +59,7 @@ def option_sets(draw: st.DrawFn) -> tuple[str, dict[str, Any]]:
         "penalize_illegal": draw(st.booleans()),
         "max_turns": draw(st.integers(5, 400)),
     }
-    compact = draw(st.integers(0, 3)) > 0
+    compact = not house_only and draw(st.integers(0, 3)) > 0
     for option in HOUSE_ONLY:
         options[option] = False if compact else draw(st.booleans())
     options["jokers"] = draw(st.integers(1, 2)) if options["joker"] else 0
@@ -158,3 +160,111 @@ def test_the_basic_weighing_chooses_the_basic_bots_play(choice, seed, players):
             assert (action["type"], [card], wish) == ("play", action["cards"], action.get("wish"))
             assert seen == best
         apply(state, seat, action)
+
+
+def listed_sensible_playout(state: Any, random_number: Any) -> int:
+    """The sensible playout of rules without the fast path, every turn by the engine's own listing and
+    ``apply`` (its checks included): the model the playouts' shortcuts must match."""
+    decisions = 0
+    while state.status == "active":
+        if state.owed or state.hermann is not None:
+            for other in range(len(state.hands)):
+                if other != state.turn and state.status == "active":
+                    for entry in legal_actions(state, other):
+                        apply(state, other, entry)
+                        decisions += 1
+                        break
+            if state.status != "active":
+                break
+        seat = state.turn
+        rules, hand = state.rules, state.hands[seat]
+        candidates = (state.drawn,) if state.phase == "drawn" else hand
+        if state.pending_draw:
+            fitting = [card for card in candidates if card[0] == "7"]
+        else:
+            fitting = [card for card in candidates if card[0] != "X" and not (rules.ace_needs_cover and card[0] == "A")
+                       and fits(rules, state.top, state.wish, state.first_wish, card)]
+        if fitting:
+            plain = [card for card in fitting if not (rules.jack_wild and card[0] == "J")] or fitting
+            card = plain[int(random_number() * len(plain))]
+            action: dict[str, Any] = {"type": "play", "cards": [card], "say": ["mau", "maumau", "pik", "hermann"]}
+            if rules.jack_wild and card[0] == "J":
+                counts = {"C": 0, "S": 0, "H": 0, "D": 0}
+                for other in hand:
+                    if other != card and other[0] not in "JX":
+                        counts[other[-1]] += 1
+                action["wish"] = max(counts, key=counts.__getitem__) if any(counts.values()) else card[-1]
+            if rules.queen_of_hearts_swap and card == "QH":
+                action["target"] = (seat + 1 + int(random_number() * (len(state.hands) - 1))) % len(state.hands)
+            apply(state, seat, action)  # check_play accepts it: else this raises and the test fails
+            decisions += 1
+            continue
+        actions = legal_actions(state, seat)
+        if len(actions) > 1 and actions[-1]["type"] in ("draw", "pass"):
+            actions.pop()
+        actions = [action for action in actions if not (action["type"] == "play" and any(
+            card[0] == "X" or card[0] == "J" for card in action["cards"]))] or actions
+        action = actions[int(random_number() * len(actions))]
+        names = action.get("as")
+        if names:
+            action = {**action, "as": {joker: name[int(random_number() * len(name))] if isinstance(name, list)
+                                       else name for joker, name in names.items()}}
+        apply(state, seat, action)
+        decisions += 1
+    return decisions
+
+
+@settings(SETTINGS, max_examples=300)
+@given(choice=st.one_of(option_sets(house_only=True), st.just(("house", {"players": [2, 5]})),
+                        st.just(("house", {"players": [2, 5], "deck": "skat32", "jokers": 2, "hand_size": 6}))),
+       seed=st.integers(0, 2**32 - 1), players=st.integers(2, 5), opening=st.integers(0, 12))
+def test_a_sensible_playout_of_the_house_rules_ends_where_the_engines_listing_ends_it(choice, seed, players,
+                                                                                      opening):
+    """Without the fast path, a sensible playout lays a plain card, draws or passes without listing the
+    actions or checking the play again; it must end the round exactly where listing every turn's
+    actions and applying the choice through ``apply`` ends it, from the same random numbers."""
+    rules = RuleSet.from_preset(*choice)
+    state = dealt(rules, players, seed)
+    if compact_rules(rules) is not None:
+        return
+    chooser = random.Random(seed)
+    for _ in range(opening):  # somewhere into the round: calls owed, a race, a drawn card
+        if state.status != "active":
+            return
+        action = legal_actions(state, state.turn)[0 if chooser.random() < 0.2 else -1]
+        if action.get("as"):  # a joker: named as its first name
+            action = {**action, "as": {joker: names[0] if isinstance(names, list) else names
+                                       for joker, names in action["as"].items()}}
+        apply(state, state.turn, action)
+    listed = state.copy()
+    decisions = playout(state, random.Random(seed).random, sensible=True)
+    assert (decisions, state.to_json()) == (listed_sensible_playout(listed, random.Random(seed).random),
+                                            listed.to_json())
+
+
+def house_turn(hand: list[str], top: str, stock: list[str]) -> Any:
+    """A two-player house round whose seat on turn holds ``hand`` under ``top``, with ``stock`` left."""
+    state = new_game(RuleSet.from_preset("house"), 2, seed=5)
+    seat = state.turn
+    others = [card for card in state.hands[seat] + state.stock + state.hands[1 - seat]
+              if card not in hand and card != top]
+    state.hands[seat], state.hands[1 - seat] = list(hand), others[:5]
+    state.top, state.discard, state.stock = top, [top], list(stock)
+    state.wish = state.first_wish = None
+    return state
+
+
+def test_a_sensible_playout_lays_an_ace_chain_that_nothing_plain_could_start():
+    """No plain card fits the 9 of hearts, but the ace of hearts does, covered by the ace of spades and
+    that by the 5 of spades: the seat lays the chain, it does not draw."""
+    state = house_turn(["AH", "AS", "5S"], "9H", ["KC", "QC"])
+    seat = state.turn
+    playout(state, random.Random(1).random, sensible=True, limit=1)
+    assert state.hands[seat] == [] or state.discard[-3:] == ["AH", "AS", "5S"]
+
+
+def test_a_sensible_pass_with_nothing_to_draw_and_nothing_to_lay_counts_a_stuck_turn():
+    state = house_turn(["2C", "3C"], "9H", [])
+    seat, idle = state.turn, state.idle
+    playout(state, random.Random(1).random, sensible=True, limit=1)
+    assert state.turn != seat and state.hands[seat] == ["2C", "3C"] and state.idle == idle + 1
