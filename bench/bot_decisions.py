@@ -23,9 +23,17 @@ other hand's unknown cards as they are (the rest dealt as the bot deals them): w
 better would be worth, between the bot (share 0) and the ceiling (share 1). The shown cards are drawn
 anew at each decision.
 
+``--budgets 350 700`` also judges the choices the search would have made at those smaller budgets: the
+first worlds of the same search (``search.paired_outcomes`` draws its worlds one after another from the
+decision's random numbers, so the search at a smaller budget weighs a prefix of the rows). What more
+playouts would be worth, decision by decision on the same positions; ``--report FILE`` reports the
+games a ``--save`` wrote, with other ``--budgets``, without playing them again.
+
 ``--engine-basic-playouts N`` also weighs every decision with the house rules' basic playouts
 (``search.ENGINE_BASIC_ROLLOUTS``) at ``N`` playouts, and reports its gain beside the default's and
-the difference, decision by decision on the same positions, with its 95 % interval.
+the difference, decision by decision on the same positions, with its 95 % interval; ``--cutoff-playouts
+N --cutoff D`` the same for playouts cut after ``D`` decisions and scored by the hands' sizes
+(``search.CUTOFF``), which buy more playouts in the same time.
 
 Prints JSON.
 """
@@ -46,6 +54,8 @@ from games.engine.state import ACTIVE, GameState
 
 #: the confidences the gain is reported at (search.CONFIDENCE is the bot's)
 CONFIDENCES = (0.0, 0.5, 1.0, 1.5, 2.0, 3.0)
+#: the other searches a decision may be weighed with too (their key in a decision: their name in the report)
+VARIANTS = {"engine": "engine_basic_playouts", "cutoff": "cutoff_playouts"}
 
 
 def true_chances(state: GameState, seat: int, actions: list[dict[str, Any]], count: int,
@@ -101,9 +111,12 @@ class PartlyShownKnowledge(Knowledge):
 
 
 def judged_game(rules_name: str, players: int, number: int, playouts: int, true_playouts: int,
-                engine_playouts: int, shares: tuple[float, ...] = ()) -> dict[str, Any]:
+                variants: dict[str, tuple[dict[str, Any], int]] | None = None,
+                shares: tuple[float, ...] = ()) -> dict[str, Any]:
     """One game as ``bench.bots`` plays it (the hard seat ``number % players``), every searched decision
-    recorded with its outcomes, the ceiling's, and the true chances of its moves."""
+    recorded with its outcomes, the ceiling's, and the true chances of its moves. ``variants``: other
+    searches that weigh each decision too, by name, as the settings of ``search`` they change and their
+    budget (:data:`VARIANTS`)."""
     rules = PRESETS[rules_name]
     hard = number % players
     state = deal(rules_name, players, number)
@@ -133,16 +146,18 @@ def judged_game(rules_name: str, players: int, number: int, playouts: int, true_
         for share, partial in partly.items():
             decision[f"shown_{share}"] = aligned(
                 actions, search.search_outcomes(view, partial, random.Random(rng.getrandbits(32)), playouts))
-        if engine_playouts:
-            before = search.ENGINE_BASIC_ROLLOUTS
-            search.ENGINE_BASIC_ROLLOUTS = True
+        for name, (settings, budget) in (variants or {}).items():
+            before = {setting: getattr(search, setting) for setting in settings}
+            for setting, value in settings.items():
+                setattr(search, setting, value)
             try:
                 started = time.process_time()
-                other = search.search_outcomes(view, knowledge, random.Random(rng.getrandbits(32)), engine_playouts)
-                decision["engine_cpu"] = time.process_time() - started
+                other = search.search_outcomes(view, knowledge, random.Random(rng.getrandbits(32)), budget)
+                decision[f"{name}_cpu"] = time.process_time() - started
             finally:
-                search.ENGINE_BASIC_ROLLOUTS = before
-            decision["engine"] = aligned(actions, other)
+                for setting, value in before.items():
+                    setattr(search, setting, value)
+            decision[name] = aligned(actions, other)
         decisions.append(decision)
         return actions[search.paired_choice(outcomes, sensible)]
 
@@ -181,31 +196,62 @@ def gains(games: list[dict[str, Any]], key: str, confidence: float) -> tuple[lis
     return per_game, switched
 
 
+def prefix(outcomes: list[list[float]] | None, playouts: int) -> list[list[float]] | None:
+    """The rows the search would have weighed at ``playouts`` (``search.paired_outcomes`` makes one row
+    of ``len(moves)`` playouts per world until it has made ``playouts``)."""
+    if not outcomes:
+        return outcomes
+    count = len(outcomes[0])
+    return outcomes[:max(1, -(-max(playouts, count) // count))]
+
+
+def budget_report(games: list[dict[str, Any]], budgets: list[int]) -> dict[str, Any]:
+    """For each smaller budget: the gain of its choices at the bot's confidence, how many decisions it
+    chooses otherwise than the full budget, and the full budget's gain minus its own, game by game."""
+    found: dict[str, Any] = {}
+    full = gains(games, "outcomes", search.CONFIDENCE)[0]
+    for budget in budgets:
+        cut = [{"number": game["number"], "won": game["won"],
+                "decisions": [{**decision, "outcomes": prefix(decision["outcomes"], budget)}
+                              for decision in game["decisions"]]} for game in games]
+        per_game, switched = gains(cut, "outcomes", search.CONFIDENCE)
+        differ = sum(search.paired_choice(small["outcomes"], small["sensible"])
+                     != search.paired_choice(whole["outcomes"], whole["sensible"])
+                     for short, game in zip(cut, games, strict=True)
+                     for small, whole in zip(short["decisions"], game["decisions"], strict=True)
+                     if small["sensible"] is not None)
+        found[f"playouts_{budget}"] = {"gain_per_game": mean_interval(per_game), "switches": switched,
+                                       "choices_unlike_the_full_budget": differ,
+                                       "full_minus_this": mean_interval([a - b for a, b in zip(full, per_game,
+                                                                                                 strict=True)])}
+    return found
+
+
 def report(games: list[dict[str, Any]]) -> dict[str, Any]:
     found: dict[str, Any] = {"games": len(games), "hard_won": sum(game["won"] for game in games),
                              "decisions": sum(len(game["decisions"]) for game in games)}
     shown = sorted({key for game in games for decision in game["decisions"] for key in decision
                     if key.startswith("shown_")}, key=lambda key: float(key[6:]))
-    for key in ("outcomes", *shown, "ceiling", "engine"):
+    for key in ("outcomes", *shown, "ceiling", *VARIANTS):
         if not any(decision.get(key) for game in games for decision in game["decisions"]):
             continue
-        name = {"outcomes": "search", "ceiling": "ceiling", "engine": "engine_basic_playouts"}.get(key, key)
+        name = {"outcomes": "search", "ceiling": "ceiling", **VARIANTS}.get(key, key)
         found[name] = {}
         for confidence in CONFIDENCES:
             per_game, switched = gains(games, key, confidence)
             found[name][f"confidence_{confidence}"] = {"gain_per_game": mean_interval(per_game)["mean"],
                                                        "interval_95": mean_interval(per_game)["interval_95"],
                                                        "switches": switched}
-    if "engine_basic_playouts" in found:
-        found["engine_minus_search"] = {}
+        if key not in VARIANTS:
+            continue
+        found[f"{key}_minus_search"] = {}
         for confidence in CONFIDENCES:
-            first, second = gains(games, "outcomes", confidence)[0], gains(games, "engine", confidence)[0]
-            found["engine_minus_search"][f"confidence_{confidence}"] = mean_interval(
+            first, second = gains(games, "outcomes", confidence)[0], gains(games, key, confidence)[0]
+            found[f"{key}_minus_search"][f"confidence_{confidence}"] = mean_interval(
                 [b - a for a, b in zip(first, second, strict=True)])
-        cpu = [(d["cpu"], d["engine_cpu"]) for game in games for d in game["decisions"] if "engine_cpu" in d]
-        found["cpu_ms_per_search"] = {"search": round(1000 * sum(a for a, _ in cpu) / max(len(cpu), 1), 1),
-                                      "engine_basic_playouts": round(1000 * sum(b for _, b in cpu) / max(len(cpu), 1),
-                                                                     1)}
+        cpu = [(d["cpu"], d[f"{key}_cpu"]) for game in games for d in game["decisions"] if f"{key}_cpu" in d]
+        found[f"{key}_cpu_ms_per_search"] = {"search": round(1000 * sum(a for a, _ in cpu) / max(len(cpu), 1), 1),
+                                             name: round(1000 * sum(b for _, b in cpu) / max(len(cpu), 1), 1)}
     alike = differ = 0
     ceiling_better = 0.0
     for game in games:
@@ -234,23 +280,45 @@ def main(argv: list[str] | None = None) -> int:
                         help="playouts per move from the true hands that judge a decision")
     parser.add_argument("--engine-basic-playouts", type=int, default=0,
                         help="also weigh each decision with the basic playouts through the engine at this budget")
+    parser.add_argument("--cutoff-playouts", type=int, default=0,
+                        help="also weigh each decision with playouts cut after --cutoff decisions, at this budget")
+    parser.add_argument("--cutoff", type=int, default=20, help="the decisions a cut playout makes (search.CUTOFF)")
     parser.add_argument("--shown-shares", type=float, nargs="*", default=[],
                         help="also weigh each decision with worlds told this share of the other hands (0 to 1)")
+    parser.add_argument("--budgets", type=int, nargs="*", default=[],
+                        help="also judge the search's choices at these smaller budgets (its first worlds)")
     parser.add_argument("--save", help="also write every decision here (JSON lines)")
+    parser.add_argument("--report", help="report the games a --save wrote instead of playing (with --budgets)")
     args = parser.parse_args(argv)
+    if any(not 0 < budget <= args.playouts for budget in args.budgets):
+        parser.error("--budgets: each budget lies between 1 and --playouts")
+    if args.report:
+        with open(args.report) as saved:
+            games = [json.loads(line) for line in saved if line.strip()]
+        print(json.dumps({"report": args.report, "playouts": args.playouts, **report(games),
+                          "budgets": budget_report(games, args.budgets)}, indent=2))
+        return 0
     if any(not 0 <= share <= 1 for share in args.shown_shares):
         parser.error("--shown-shares: each share lies between 0 and 1")
+    if args.cutoff < 1:
+        parser.error("--cutoff: at least one decision")
     rules_name, players = args.line_up.split("_")[0], int(args.line_up.split("_")[1][:-1])
+    variants: dict[str, tuple[dict[str, Any], int]] = {}
+    if args.engine_basic_playouts:
+        variants["engine"] = ({"ENGINE_BASIC_ROLLOUTS": True}, args.engine_basic_playouts)
+    if args.cutoff_playouts:
+        variants["cutoff"] = ({"CUTOFF": args.cutoff}, args.cutoff_playouts)
     games = []
     for number in range(args.seed_start, args.seed_start + args.games):
-        game = judged_game(rules_name, players, number, args.playouts, args.true_playouts, args.engine_basic_playouts,
+        game = judged_game(rules_name, players, number, args.playouts, args.true_playouts, variants,
                            tuple(args.shown_shares))
         games.append(game)
         if args.save:
             with open(args.save, "a") as out:
                 out.write(json.dumps(game) + "\n")
     print(json.dumps({"line_up": args.line_up, "playouts": args.playouts, "true_playouts": args.true_playouts,
-                      "seed_start": args.seed_start, **report(games)}, indent=2))
+                      "seed_start": args.seed_start, **report(games),
+                      "budgets": budget_report(games, args.budgets)}, indent=2))
     return 0
 
 

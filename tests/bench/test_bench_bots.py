@@ -6,7 +6,17 @@ import random
 from collections import Counter
 
 from bench.bots import ShownKnowledge, lead, play_round, sensible_random, strong_game, yardstick_game
-from games.engine import PRESETS, build_deck, deal_event, legal_actions, new_game, player_view, redact_events
+from games.engine import (
+    PRESETS,
+    Knowledge,
+    build_deck,
+    deal_event,
+    legal_actions,
+    new_game,
+    player_view,
+    redact_events,
+    search,
+)
 
 
 def sensible_round(number: int, rng: random.Random) -> int:
@@ -90,3 +100,21 @@ def test_worlds_told_a_share_of_the_hands_hold_that_share_and_forget_it_after() 
         assert least <= min(told_right) and max(told_right) <= most
         if share == 0.5:
             assert 2.2 < sum(told_right) / len(told_right) < 3.6  # 2 or 3 told, and a guessed one now and then
+
+
+def test_a_smaller_budget_weighs_the_first_worlds_of_a_larger_one() -> None:
+    """bench.bot_decisions --budgets judges the search at a smaller budget by a prefix of the rows of
+    the larger one: that is what the search at that budget weighs from the same seed."""
+    from bench.bot_decisions import prefix
+
+    for preset, players in (("tavern", 2), ("house", 4)):
+        state = new_game(PRESETS[preset], players, seed="budgets")
+        knowledge = Knowledge(state.rules, state.turn)
+        knowledge.observe(redact_events([deal_event(state)], state.turn))
+        view = player_view(state, state.turn)
+        large = search.search_outcomes(view, knowledge, random.Random(3), 60)
+        small = search.search_outcomes(view, knowledge, random.Random(3), 25)
+        assert large is not None and small is not None
+        assert large[0] == small[0] and large[1] == small[1]
+        assert len(small[2]) < len(large[2])
+        assert prefix(large[2], 25) == small[2]
