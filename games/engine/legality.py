@@ -200,7 +200,7 @@ def lone_card_plan(state: GameState, seat: int, card: str, say: Any, target: int
     """What :func:`check_play` plans for one card that it would accept unchanged: a card of the seat's
     to lay that fits (no joker; no ace under ``ace_needs_cover``), with a wish where one is due and a
     target for a QH that swaps. Nothing is checked: the playouts' sensible play (``playouts``) picks
-    such cards by the same tests, and checking them again was a fifth of a house rules' playout."""
+    such cards by the same tests, and checking them again took an eighth of a house rules' playout."""
     outcome, said_maumau = _outcome(state, seat, [card], say)
     return Plan(names=[card], main=0, wins=outcome.wins, empties=outcome.empties, said_maumau=said_maumau,
                 say=say, swaps=outcome.may_swap and target is not None)
