@@ -33,7 +33,9 @@ games a ``--save`` wrote, with other ``--budgets``, without playing them again.
 (``search.ENGINE_BASIC_ROLLOUTS``) at ``N`` playouts, and reports its gain beside the default's and
 the difference, decision by decision on the same positions, with its 95 % interval; ``--cutoff-playouts
 N --cutoff D`` the same for playouts cut after ``D`` decisions and scored by the hands' sizes
-(``search.CUTOFF``), which buy more playouts in the same time.
+(``search.CUTOFF``), which buy more playouts in the same time; ``--variant LIKELIHOOD=1.0`` (any of
+``search``'s constants, a number or True/False) the same for the search with those constants, at
+``--variant-playouts`` (default ``--playouts``).
 
 Prints JSON.
 """
@@ -55,7 +57,7 @@ from games.engine.state import ACTIVE, GameState
 #: the confidences the gain is reported at (search.CONFIDENCE is the bot's)
 CONFIDENCES = (0.0, 0.5, 1.0, 1.5, 2.0, 3.0)
 #: the other searches a decision may be weighed with too (their key in a decision: their name in the report)
-VARIANTS = {"engine": "engine_basic_playouts", "cutoff": "cutoff_playouts"}
+VARIANTS = {"engine": "engine_basic_playouts", "cutoff": "cutoff_playouts", "variant": "variant"}
 
 
 def true_chances(state: GameState, seat: int, actions: list[dict[str, Any]], count: int,
@@ -270,6 +272,23 @@ def report(games: list[dict[str, Any]]) -> dict[str, Any]:
     return found
 
 
+def constants(parser: argparse.ArgumentParser, given: list[str]) -> dict[str, Any]:
+    """``--variant``'s ``NAME=VALUE`` pairs: existing upper-case constants of ``search``, each given a
+    number or a truth value of the kind it has."""
+    found: dict[str, Any] = {}
+    for pair in given:
+        name, _, text = pair.partition("=")
+        now = getattr(search, name, None)
+        if not name.isupper() or not isinstance(now, (int, float)):  # a bool is an int too
+            parser.error(f"--variant: {name!r} is not a constant of games.engine.search")
+        try:
+            value: Any = {"True": True, "False": False}[text] if isinstance(now, bool) else type(now)(text)
+        except (KeyError, ValueError):
+            parser.error(f"--variant: {name} takes a value like {now!r}")
+        found[name] = value
+    return found
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--line-up", default="tavern_4p", help="rules_Np, as in bench.bots")
@@ -283,6 +302,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cutoff-playouts", type=int, default=0,
                         help="also weigh each decision with playouts cut after --cutoff decisions, at this budget")
     parser.add_argument("--cutoff", type=int, default=20, help="the decisions a cut playout makes (search.CUTOFF)")
+    parser.add_argument("--variant", nargs="*", default=[], metavar="CONSTANT=VALUE",
+                        help="also weigh each decision with these constants of games.engine.search")
+    parser.add_argument("--variant-playouts", type=int, default=0, help="the variant's budget (0: --playouts)")
     parser.add_argument("--shown-shares", type=float, nargs="*", default=[],
                         help="also weigh each decision with worlds told this share of the other hands (0 to 1)")
     parser.add_argument("--budgets", type=int, nargs="*", default=[],
@@ -308,6 +330,8 @@ def main(argv: list[str] | None = None) -> int:
         variants["engine"] = ({"ENGINE_BASIC_ROLLOUTS": True}, args.engine_basic_playouts)
     if args.cutoff_playouts:
         variants["cutoff"] = ({"CUTOFF": args.cutoff}, args.cutoff_playouts)
+    if args.variant:
+        variants["variant"] = (constants(parser, args.variant), args.variant_playouts or args.playouts)
     games = []
     for number in range(args.seed_start, args.seed_start + args.games):
         game = judged_game(rules_name, players, number, args.playouts, args.true_playouts, variants,

@@ -118,3 +118,16 @@ def test_a_smaller_budget_weighs_the_first_worlds_of_a_larger_one() -> None:
         assert large[0] == small[0] and large[1] == small[1]
         assert len(small[2]) < len(large[2])
         assert prefix(large[2], 25) == small[2]
+
+
+def test_a_variant_weighs_each_decision_with_its_constants_and_puts_them_back() -> None:
+    """bench.bot_decisions --variant: the other search runs with the constants given (playouts cut after
+    one decision score the hands' sizes, a share between 0 and 1), and the bot's own are as before."""
+    from bench.bot_decisions import judged_game
+
+    game = judged_game("tavern", 2, 11, 20, 4, {"variant": ({"CUTOFF": 1}, 20)})
+    weighed = [decision["variant"] for decision in game["decisions"] if decision.get("variant")]
+    assert weighed and search.CUTOFF == 0
+    assert any(0 < reward < 1 for rows in weighed for row in rows for reward in row)
+    assert all(reward in (0.0, 1.0) for decision in game["decisions"] for row in decision["outcomes"]
+               for reward in row)
