@@ -130,6 +130,7 @@ def judged_game(rules_name: str, players: int, number: int, playouts: int, true_
         seen.observe(redact_events([deal_event(state)], hard))
     rng = random.Random(number)
     judge = random.Random(number * 7 + 1)
+    confidence = search.confidence_for(rules, players)
     decisions: list[dict[str, Any]] = []
 
     def choose(seat: int) -> dict[str, Any] | None:
@@ -161,7 +162,7 @@ def judged_game(rules_name: str, players: int, number: int, playouts: int, true_
                     setattr(search, setting, value)
             decision[name] = aligned(actions, other)
         decisions.append(decision)
-        return actions[search.paired_choice(outcomes, sensible)]
+        return actions[search.paired_choice(outcomes, sensible, confidence)]
 
     def seen(events: list[dict[str, Any]]) -> None:
         redacted = redact_events(events, hard)
@@ -169,7 +170,8 @@ def judged_game(rules_name: str, players: int, number: int, playouts: int, true_
             seat_knowledge.observe(redacted)
 
     play_round(state, choose, seen)
-    return {"number": number, "won": state.result["winner"] == hard, "decisions": decisions}
+    return {"number": number, "line_up": f"{rules_name}_{players}p", "won": state.result["winner"] == hard,
+            "decisions": decisions}
 
 
 def mean_interval(values: list[float]) -> dict[str, Any]:
@@ -207,18 +209,18 @@ def prefix(outcomes: list[list[float]] | None, playouts: int) -> list[list[float
     return outcomes[:max(1, -(-max(playouts, count) // count))]
 
 
-def budget_report(games: list[dict[str, Any]], budgets: list[int]) -> dict[str, Any]:
-    """For each smaller budget: the gain of its choices at the bot's confidence, how many decisions it
+def budget_report(games: list[dict[str, Any]], budgets: list[int], confidence: float) -> dict[str, Any]:
+    """For each smaller budget: the gain of its choices at the bot's ``confidence``, how many decisions it
     chooses otherwise than the full budget, and the full budget's gain minus its own, game by game."""
     found: dict[str, Any] = {}
-    full = gains(games, "outcomes", search.CONFIDENCE)[0]
+    full = gains(games, "outcomes", confidence)[0]
     for budget in budgets:
         cut = [{"number": game["number"], "won": game["won"],
                 "decisions": [{**decision, "outcomes": prefix(decision["outcomes"], budget)}
                               for decision in game["decisions"]]} for game in games]
-        per_game, switched = gains(cut, "outcomes", search.CONFIDENCE)
-        differ = sum(search.paired_choice(small["outcomes"], small["sensible"])
-                     != search.paired_choice(whole["outcomes"], whole["sensible"])
+        per_game, switched = gains(cut, "outcomes", confidence)
+        differ = sum(search.paired_choice(small["outcomes"], small["sensible"], confidence)
+                     != search.paired_choice(whole["outcomes"], whole["sensible"], confidence)
                      for short, game in zip(cut, games, strict=True)
                      for small, whole in zip(short["decisions"], game["decisions"], strict=True)
                      if small["sensible"] is not None)
@@ -229,7 +231,9 @@ def budget_report(games: list[dict[str, Any]], budgets: list[int]) -> dict[str, 
     return found
 
 
-def report(games: list[dict[str, Any]]) -> dict[str, Any]:
+def report(games: list[dict[str, Any]], confidence: float) -> dict[str, Any]:
+    """The gains at every confidence of :data:`CONFIDENCES`, and how often the bot (at ``confidence``)
+    and the ceiling choose alike."""
     found: dict[str, Any] = {"games": len(games), "hard_won": sum(game["won"] for game in games),
                              "decisions": sum(len(game["decisions"]) for game in games)}
     shown = sorted({key for game in games for decision in game["decisions"] for key in decision
@@ -260,8 +264,8 @@ def report(games: list[dict[str, Any]]) -> dict[str, Any]:
         for decision in game["decisions"]:
             if decision["ceiling"] is None or decision["sensible"] is None:
                 continue
-            mine = search.paired_choice(decision["outcomes"], decision["sensible"])
-            theirs = search.paired_choice(decision["ceiling"], decision["sensible"])
+            mine = search.paired_choice(decision["outcomes"], decision["sensible"], confidence)
+            theirs = search.paired_choice(decision["ceiling"], decision["sensible"], confidence)
             if mine == theirs:
                 alike += 1
             else:
@@ -317,8 +321,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.report:
         with open(args.report) as saved:
             games = [json.loads(line) for line in saved if line.strip()]
-        print(json.dumps({"report": args.report, "playouts": args.playouts, **report(games),
-                          "budgets": budget_report(games, args.budgets)}, indent=2))
+        line_up = games[0].get("line_up", args.line_up) if games else args.line_up  # saved since the confidences
+        confidence = search.confidence_for(PRESETS[line_up.split("_")[0]], int(line_up.split("_")[1][:-1]))
+        print(json.dumps({"report": args.report, "line_up": line_up, "playouts": args.playouts,
+                          **report(games, confidence), "budgets": budget_report(games, args.budgets, confidence)},
+                         indent=2))
         return 0
     if any(not 0 <= share <= 1 for share in args.shown_shares):
         parser.error("--shown-shares: each share lies between 0 and 1")
@@ -330,6 +337,7 @@ def main(argv: list[str] | None = None) -> int:
         variants["engine"] = ({"ENGINE_BASIC_ROLLOUTS": True}, args.engine_basic_playouts)
     if args.cutoff_playouts:
         variants["cutoff"] = ({"CUTOFF": args.cutoff}, args.cutoff_playouts)
+    confidence = search.confidence_for(PRESETS[rules_name], players)
     if args.variant:
         variants["variant"] = (constants(parser, args.variant), args.variant_playouts or args.playouts)
     games = []
@@ -341,8 +349,8 @@ def main(argv: list[str] | None = None) -> int:
             with open(args.save, "a") as out:
                 out.write(json.dumps(game) + "\n")
     print(json.dumps({"line_up": args.line_up, "playouts": args.playouts, "true_playouts": args.true_playouts,
-                      "seed_start": args.seed_start, **report(games),
-                      "budgets": budget_report(games, args.budgets)}, indent=2))
+                      "seed_start": args.seed_start, **report(games, confidence),
+                      "budgets": budget_report(games, args.budgets, confidence)}, indent=2))
     return 0
 
 

@@ -391,7 +391,7 @@ def test_what_the_search_weighs_is_what_the_hard_bot_chooses_by(preset, seed, pl
         found = search.search_outcomes(view, seats[seat], random.Random(seed), 12)
         if found is not None:
             actions, sensible, outcomes = found
-            assert actions[search.paired_choice(outcomes, sensible)] == choice
+            assert actions[search.paired_choice(outcomes, sensible, search.confidence_for(rules, players))] == choice
         _, events = apply(state, seat, choice)
         for knowledge in seats:
             knowledge.observe(redact_events(events, knowledge.seat))
