@@ -243,17 +243,17 @@ def report(games: list[dict[str, Any]], confidence: float) -> dict[str, Any]:
             continue
         name = {"outcomes": "search", "ceiling": "ceiling", **VARIANTS}.get(key, key)
         found[name] = {}
-        for confidence in CONFIDENCES:
-            per_game, switched = gains(games, key, confidence)
-            found[name][f"confidence_{confidence}"] = {"gain_per_game": mean_interval(per_game)["mean"],
-                                                       "interval_95": mean_interval(per_game)["interval_95"],
-                                                       "switches": switched}
+        for level in CONFIDENCES:
+            per_game, switched = gains(games, key, level)
+            found[name][f"confidence_{level}"] = {"gain_per_game": mean_interval(per_game)["mean"],
+                                                  "interval_95": mean_interval(per_game)["interval_95"],
+                                                  "switches": switched}
         if key not in VARIANTS:
             continue
         found[f"{key}_minus_search"] = {}
-        for confidence in CONFIDENCES:
-            first, second = gains(games, "outcomes", confidence)[0], gains(games, key, confidence)[0]
-            found[f"{key}_minus_search"][f"confidence_{confidence}"] = mean_interval(
+        for level in CONFIDENCES:
+            first, second = gains(games, "outcomes", level)[0], gains(games, key, level)[0]
+            found[f"{key}_minus_search"][f"confidence_{level}"] = mean_interval(
                 [b - a for a, b in zip(first, second, strict=True)])
         cpu = [(d["cpu"], d[f"{key}_cpu"]) for game in games for d in game["decisions"] if f"{key}_cpu" in d]
         found[f"{key}_cpu_ms_per_search"] = {"search": round(1000 * sum(a for a, _ in cpu) / max(len(cpu), 1), 1),

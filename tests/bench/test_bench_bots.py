@@ -131,3 +131,16 @@ def test_a_variant_weighs_each_decision_with_its_constants_and_puts_them_back() 
     assert any(0 < reward < 1 for rows in weighed for row in rows for reward in row)
     assert all(reward in (0.0, 1.0) for decision in game["decisions"] for row in decision["outcomes"]
                for reward in row)
+
+
+def test_the_report_compares_the_bot_and_the_ceiling_at_the_line_ups_confidence() -> None:
+    """At confidence 0.5 the search's modest lead replaces medium's choice, as the ceiling's does; a
+    stricter confidence would keep medium's and count the two as choosing otherwise."""
+    from bench.bot_decisions import report
+
+    modest = [[1.0, 1.0]] * 5 + [[0.0, 1.0]] + [[0.0, 0.0]] * 4
+    decision = {"sensible": 0, "outcomes": modest, "ceiling": [[0.0, 1.0]] * 10, "true": [0.4, 0.6], "cpu": 0.1}
+    found = report([{"number": 1, "won": True, "decisions": [decision]}], 0.5)
+    assert found["search_and_ceiling"]["same_choice"] == 1
+    assert report([{"number": 1, "won": True, "decisions": [decision]}], 1.5)["search_and_ceiling"][
+        "different_choice"] == 1
