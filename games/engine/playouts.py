@@ -33,7 +33,6 @@ from functools import lru_cache
 from typing import Any
 
 from . import bots
-from .calls import settle_calls
 from .cards import RANK, SUITS, card_names, house_points, ranking_points
 from .effects import WISH, played_effects, rank_effect, set_wish
 from .legality import fits, judge, lone_card_plan
@@ -387,11 +386,7 @@ def _sensible_turn(state: GameState, seat: int, random: Callable[[], float]) -> 
             action["wish"] = _suit_held_most(hand, frozenset(c for c in hand if c[0] in "JX"), card)
         if rules.queen_of_hearts_swap and card == "QH":
             action["target"] = (seat + 1 + int(random() * (len(state.hands) - 1))) % len(state.hands)
-        plan = lone_card_plan(state, seat, card, _ALL_WORDS, action.get("target"))
-        events: list[Any] = []
-        state.penalized_plays = []
-        settle_calls(state, seat, _ALL_WORDS, events)
-        carry_out_play(state, seat, action, plan, events)
+        carry_out_play(state, seat, action, lone_card_plan(state, seat, card, _ALL_WORDS, action.get("target")), [])
         return True
     if state.owed or state.hermann is not None or any(card[0] == "X" for card in candidates):
         return False

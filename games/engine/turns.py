@@ -166,10 +166,7 @@ def apply(state: GameState, seat: int | None, action: dict[str, Any]) -> tuple[G
     if seat != state.turn:
         raise IllegalAction("not_your_turn", "it is not your turn", {"turn": state.turn})
     if kind == "play":
-        plan = check_play(state, seat, action)
-        state.penalized_plays = []
-        settle_calls(state, seat, plan.say, events)
-        carry_out_play(state, seat, action, plan, events)
+        carry_out_play(state, seat, action, check_play(state, seat, action), events)
     elif kind == "draw":
         _check_draw(state, seat)
         state.penalized_plays = []
@@ -244,8 +241,10 @@ def check_pass(state: GameState, seat: int) -> bool:
 
 
 def carry_out_play(state: GameState, seat: int, action: dict[str, Any], plan: Plan, events: list[Event]) -> None:
-    """A play as ``plan`` (:func:`check_play`'s) says, once the calls are settled: the cards laid, then
+    """A play as ``plan`` (:func:`check_play`'s) says: the calls still owed settled, the cards laid, then
     the round won or the effects, the wish, a swap, the calls and a Hermann race, and the turn's end."""
+    state.penalized_plays = []
+    settle_calls(state, seat, plan.say, events)
     rules = state.rules
     cards = action["cards"]
     names = plan.names
