@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from collections.abc import Mapping
 from typing import Any
 
 from .cards import RANK, SUIT, SUITS, house_points, ranking_points
@@ -112,26 +113,10 @@ def _basic(state: GameState, seat: int, actions: list[dict[str, Any]]) -> dict[s
     for index, action in enumerate(plays):
         action = name_jokers(action, hand)
         cards = action["cards"]
-        names = [action.get("as", {}).get(card, card) for card in cards]
         rest = [card for card in hand if card not in cards]
         suits = Counter(SUIT[card] for card in rest if card[0] != "X" and RANK[card] != "J")
-        score = PER_CARD * len(cards)
-        if not rest:
-            score += GOING_OUT
-        jacks = sum(1 for card in cards if card[0] == "X" or RANK[card] == "J")
-        if rest and jacks:
-            score -= JACK_KEPT * jacks
-        score += sum(points(card) for card in cards) * POINTS_SHED
-        top = names[-1]
-        if RANK[top] in ("7", "8") and fewest_other <= NEAR_END:
-            score += ATTACK_NEAR_END
-        wish = action.get("wish")
-        follow = wish if wish is not None else SUIT[top]
-        score += FOLLOW_HELD * suits.get(follow, 0)
-        if follow in lacking:
-            score += NEXT_LACKS
-        if wish is not None:
-            score += WISH_HELD * suits.get(wish, 0) + (WISH_NEXT_LACKS if wish in lacking else 0)
+        score = play_weight(suits, len(rest), cards, [action.get("as", {}).get(card, card) for card in cards],
+                            action.get("wish"), points, lacking, fewest_other)
         if "target" in action:
             score -= len(state.hands[action["target"]])
         key = (score, -index)
@@ -139,6 +124,31 @@ def _basic(state: GameState, seat: int, actions: list[dict[str, Any]]) -> dict[s
             best = key
             chosen = action
     return chosen
+
+
+def play_weight(suits: Mapping[str, int], rest: int, cards: list[str], names: list[str], wish: str | None,
+                points: Any, lacking: Any, fewest_other: int) -> float:
+    """The basic bot's weight for laying ``cards`` (as ``names``) with ``wish``, ``rest`` cards and
+    ``suits`` (the suits of those cards, jacks and jokers aside) left in hand, before a QH swap's
+    target is weighed: the seeds' advice in numbers. The playouts of the house rules weigh a plain
+    card with it too (``playouts``), so both choose alike."""
+    score = PER_CARD * len(cards)
+    if not rest:
+        score += GOING_OUT
+    jacks = sum(1 for card in cards if card[0] == "X" or RANK[card] == "J")
+    if rest and jacks:
+        score -= JACK_KEPT * jacks
+    score += sum(points(card) for card in cards) * POINTS_SHED
+    top = names[-1]
+    if RANK[top] in ("7", "8") and fewest_other <= NEAR_END:
+        score += ATTACK_NEAR_END
+    follow = wish if wish is not None else SUIT[top]
+    score += FOLLOW_HELD * suits.get(follow, 0)
+    if follow in lacking:
+        score += NEXT_LACKS
+    if wish is not None:
+        score += WISH_HELD * suits.get(wish, 0) + (WISH_NEXT_LACKS if wish in lacking else 0)
+    return score
 
 
 def name_jokers(action: dict[str, Any], hand: list[str]) -> dict[str, Any]:

@@ -341,6 +341,9 @@ def basic_playout(state: GameState, limit: int = 1 << 30) -> int:
             if state.status != ACTIVE:
                 break
         seat = state.turn
+        if _basic_turn(state, seat):
+            decisions += 1
+            continue
         action = bots.choose_bot_action(state, seat, "basic", None)
         if action is None:
             break
@@ -390,15 +393,91 @@ def _sensible_turn(state: GameState, seat: int, random: Callable[[], float]) -> 
         return True
     if state.owed or state.hermann is not None or any(card[0] == "X" for card in candidates):
         return False
-    if no_lone_aces and not state.pending_draw and any(
-            card[0] == "A" and fits(rules, state.top, state.wish, state.first_wish, card) for card in candidates):
+    if _fitting_ace(state, candidates):
         return False  # perhaps an ace it can cover
     random()  # the listing's choice among its one action
+    _draw_or_pass(state, seat)
+    return True
+
+
+def _fitting_ace(state: GameState, candidates: Any) -> bool:
+    """Whether an ace fits under ``ace_needs_cover`` (an ace chain may be listed: the engine weighs it)."""
+    rules = state.rules
+    return rules.ace_needs_cover and not state.pending_draw and any(
+        card[0] == "A" and fits(rules, state.top, state.wish, state.first_wish, card) for card in candidates)
+
+
+def _draw_or_pass(state: GameState, seat: int) -> None:
+    """The only action of a seat that can lay nothing and owes no call, carried out as ``apply`` would."""
     state.penalized_plays = []
     if state.phase != DRAWN and (state.pending_draw or state.drawable() > 0):
         draw_on_turn(state, seat, None)
     else:
         pass_turn(state, seat, state.phase == DRAWN, None)
+
+
+def _basic_turn(state: GameState, seat: int) -> bool:
+    """The basic bot's turn (``bots.choose_bot_action``) found without listing every action, and carried
+    out as ``apply`` would, without its checks, when its plays are single plain cards: no call open, no
+    joker, no fitting ace under ``ace_needs_cover``, no final jacks to follow. Each fitting card is
+    weighed by :func:`~games.engine.bots.play_weight` with each wish and target the listing would
+    give it, in the listing's order (ties go to the first, as the bot's); with nothing to lay, the
+    draw or the pass. False otherwise (the caller asks the bot).
+
+    Why: the listing (joker names, ace chains, every wish and target as an action) is most of a house
+    rules' basic playout. The same states as the bot through the engine (``tests/engine/test_playouts.py``)."""
+    if state.owed or state.hermann is not None:
+        return False  # the bot says its calls first; the engine lists them
+    rules = state.rules
+    hand = state.hands[seat]
+    drawn_phase = state.phase == DRAWN
+    candidates = (state.drawn,) if drawn_phase else hand
+    if any(card[0] == "X" for card in candidates) or _fitting_ace(state, candidates):
+        return False
+    if state.pending_draw:
+        fitting = [card for card in candidates if RANK[card] == "7"]
+    else:
+        top, wish, first_wish = state.top, state.wish, state.first_wish
+        fitting = [card for card in candidates if not (rules.ace_needs_cover and RANK[card] == "A")
+                   and fits(rules, top, wish, first_wish, card)]
+    if not fitting:
+        _draw_or_pass(state, seat)
+        return True
+    if rules.final_jacks and not drawn_phase and len(hand) > 1 and sum(RANK[card] != "J" for card in hand) <= 1:
+        return False  # a play may take the jacks left with it
+    players = len(state.hands)
+    points = house_points if rules.scoring == "points" else ranking_points
+    lacking = set(state.lacking.get((seat + state.direction) % players, ()))
+    fewest_other = min(len(other) for index, other in enumerate(state.hands) if index != seat)
+    targets = [other for other in range(players) if other != seat]
+    suits = {"C": 0, "S": 0, "H": 0, "D": 0}  # the hand's, jacks aside; each card's own taken off in turn
+    for card in hand:
+        if card[0] != "X" and RANK[card] != "J":
+            suits[card[-1]] += 1
+    rest = len(hand) - 1
+    best = -1e18
+    chosen: tuple[str, str | None, int | None] = (fitting[0], None, None)
+    for card in fitting:
+        own = RANK[card] != "J"
+        if own:
+            suits[card[-1]] -= 1
+        outcome = judge(rules, [card], len(hand), said_maumau=True)
+        weights = [(wish, bots.play_weight(suits, rest, [card], [card], wish, points, lacking, fewest_other))
+                   for wish in (SUITS if outcome.wish_required else (None,))]
+        for target in targets if outcome.may_swap else (None,):  # the listing's order: targets, then wishes
+            for wish, weight in weights:
+                score = weight if target is None else weight - len(state.hands[target])
+                if score > best:
+                    best, chosen = score, (card, wish, target)
+        if own:
+            suits[card[-1]] += 1
+    card, wish, target = chosen
+    action: dict[str, Any] = {"type": "play", "cards": [card], "say": _ALL_WORDS}
+    if wish is not None:
+        action["wish"] = wish
+    if target is not None:
+        action["target"] = target
+    carry_out_play(state, seat, action, lone_card_plan(state, seat, card, _ALL_WORDS, target), [])
     return True
 
 

@@ -242,6 +242,53 @@ def test_a_sensible_playout_of_the_house_rules_ends_where_the_engines_listing_en
                                             listed.to_json())
 
 
+def listed_basic_playout(state: Any) -> int:
+    """The basic playout of rules without the fast path, every decision the basic bot's through the
+    engine's listing and ``apply``: the model :func:`~games.engine.playouts.basic_playout`'s shortcut
+    must match."""
+    decisions = 0
+    while state.status == "active":
+        if state.owed or state.hermann is not None:
+            for other in range(len(state.hands)):
+                if other != state.turn and state.status == "active":
+                    action = choose_bot_action(state, other, "medium", None)
+                    if action is not None and action["type"] == "say":
+                        apply(state, other, action)
+                        decisions += 1
+            if state.status != "active":
+                break
+        apply(state, state.turn, choose_bot_action(state, state.turn, "medium", None))
+        decisions += 1
+    return decisions
+
+
+@settings(SETTINGS, max_examples=300)
+@given(choice=st.one_of(option_sets(house_only=True), st.just(("house", {"players": [2, 5]})),
+                        st.just(("house", {"players": [2, 5], "deck": "skat32", "jokers": 2, "hand_size": 6}))),
+       seed=st.integers(0, 2**32 - 1), players=st.integers(2, 5), opening=st.integers(0, 12))
+def test_a_basic_playout_of_the_house_rules_ends_where_the_bot_through_the_engine_ends_it(choice, seed, players,
+                                                                                          opening):
+    """Without the fast path, a basic playout weighs a seat's plain cards itself and lays the best
+    without listing the actions or checking the play again; it must end the round exactly where the
+    basic bot, choosing from the engine's listing and playing through ``apply``, ends it."""
+    rules = RuleSet.from_preset(*choice)
+    state = dealt(rules, players, seed)
+    if compact_rules(rules) is not None:
+        return
+    chooser = random.Random(seed)
+    for _ in range(opening):  # somewhere into the round: calls owed, a race, a drawn card, a penalty
+        if state.status != "active":
+            return
+        action = legal_actions(state, state.turn)[0 if chooser.random() < 0.2 else -1]
+        if action.get("as"):
+            action = {**action, "as": {joker: names[0] if isinstance(names, list) else names
+                                       for joker, names in action["as"].items()}}
+        apply(state, state.turn, action)
+    listed = state.copy()
+    decisions = playout(state, random.Random(seed).random, basic=True, basic_engine=True)
+    assert (decisions, state.to_json()) == (listed_basic_playout(listed), listed.to_json())
+
+
 def house_turn(hand: list[str], top: str, stock: list[str]) -> Any:
     """A two-player house round whose seat on turn holds ``hand`` under ``top``, with ``stock`` left."""
     state = new_game(RuleSet.from_preset("house"), 2, seed=5)
