@@ -2,8 +2,8 @@
 what each of its moves is worth with the hands as they are, against the basic bot's choice.
 
     python -m bench.bot_decisions --line-up tavern_4p --games 150 --seed-start 500000 --playouts 1400
-    python -m bench.bot_decisions --line-up house_4p --games 60 --seed-start 600000 --playouts 250 \
-        --true-playouts 48 --engine-basic-playouts 100
+    python -m bench.bot_decisions --line-up house_2p --games 150 --seed-start 750000 --playouts 450 \
+        --true-playouts 100 --variant ENGINE_BASIC_ROLLOUTS=False
 
 A game's win or loss says little about one choice, and a win rate needs thousands of games to tell
 two searches apart by a few points. Here the hard bot plays games against basic bots as in
@@ -27,15 +27,18 @@ anew at each decision.
 first worlds of the same search (``search.paired_outcomes`` draws its worlds one after another from the
 decision's random numbers, so the search at a smaller budget weighs a prefix of the rows). What more
 playouts would be worth, decision by decision on the same positions; ``--report FILE`` reports the
-games a ``--save`` wrote, with other ``--budgets``, without playing them again.
+games a ``--save`` wrote, with other ``--budgets``, without playing them again. ``--budgets-of engine``
+judges the smaller budgets of a variant instead (its first worlds likewise), each also against the
+bot's search at its full budget: a slower variant at the budget the bot's CPU time buys.
 
 ``--engine-basic-playouts N`` also weighs every decision with the house rules' basic playouts
-(``search.ENGINE_BASIC_ROLLOUTS``) at ``N`` playouts, and reports its gain beside the default's and
-the difference, decision by decision on the same positions, with its 95 % interval; ``--cutoff-playouts
-N --cutoff D`` the same for playouts cut after ``D`` decisions and scored by the hands' sizes
-(``search.CUTOFF``), which buy more playouts in the same time; ``--variant LIKELIHOOD=1.0`` (any of
-``search``'s constants, a number or True/False) the same for the search with those constants, at
-``--variant-playouts`` (default ``--playouts``).
+(``search.ENGINE_BASIC_ROLLOUTS``, the search's own since they were measured better; ``--variant
+ENGINE_BASIC_ROLLOUTS=False`` weighs the sensible-random ones they replaced) at ``N`` playouts, and
+reports its gain beside the default's and the difference, decision by decision on the same
+positions, with its 95 % interval; ``--cutoff-playouts N --cutoff D`` the same for playouts cut
+after ``D`` decisions and scored by the hands' sizes (``search.CUTOFF``), which buy more playouts in
+the same time; ``--variant LIKELIHOOD=1.0`` (any of ``search``'s constants, a number or True/False)
+the same for the search with those constants, at ``--variant-playouts`` (default ``--playouts``).
 
 Prints JSON.
 """
@@ -209,25 +212,32 @@ def prefix(outcomes: list[list[float]] | None, playouts: int) -> list[list[float
     return outcomes[:max(1, -(-max(playouts, count) // count))]
 
 
-def budget_report(games: list[dict[str, Any]], budgets: list[int], confidence: float) -> dict[str, Any]:
-    """For each smaller budget: the gain of its choices at the bot's ``confidence``, how many decisions it
-    chooses otherwise than the full budget, and the full budget's gain minus its own, game by game."""
+def budget_report(games: list[dict[str, Any]], budgets: list[int], confidence: float,
+                  key: str = "outcomes") -> dict[str, Any]:
+    """For each smaller budget of ``key``'s search (the bot's, or a variant of :data:`VARIANTS`): the gain
+    of its choices at the bot's ``confidence``, how many decisions it chooses otherwise than at its full
+    budget, its full budget's gain minus its own, and its own minus the bot's search at the full budget,
+    game by game (a variant at a smaller budget: what it is worth at the bot's CPU time)."""
     found: dict[str, Any] = {}
-    full = gains(games, "outcomes", confidence)[0]
+    full = gains(games, key, confidence)[0]
+    bot = gains(games, "outcomes", confidence)[0]
     for budget in budgets:
         cut = [{"number": game["number"], "won": game["won"],
-                "decisions": [{**decision, "outcomes": prefix(decision["outcomes"], budget)}
+                "decisions": [{**decision, key: prefix(decision.get(key), budget)}
                               for decision in game["decisions"]]} for game in games]
-        per_game, switched = gains(cut, "outcomes", confidence)
-        differ = sum(search.paired_choice(small["outcomes"], small["sensible"], confidence)
-                     != search.paired_choice(whole["outcomes"], whole["sensible"], confidence)
+        per_game, switched = gains(cut, key, confidence)
+        differ = sum(search.paired_choice(small[key], small["sensible"], confidence)
+                     != search.paired_choice(whole[key], whole["sensible"], confidence)
                      for short, game in zip(cut, games, strict=True)
                      for small, whole in zip(short["decisions"], game["decisions"], strict=True)
-                     if small["sensible"] is not None)
+                     if small["sensible"] is not None and small.get(key))
         found[f"playouts_{budget}"] = {"gain_per_game": mean_interval(per_game), "switches": switched,
                                        "choices_unlike_the_full_budget": differ,
                                        "full_minus_this": mean_interval([a - b for a, b in zip(full, per_game,
                                                                                                  strict=True)])}
+        if key != "outcomes":
+            found[f"playouts_{budget}"]["this_minus_search"] = mean_interval(
+                [b - a for a, b in zip(bot, per_game, strict=True)])
     return found
 
 
@@ -302,7 +312,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--true-playouts", type=int, default=300,
                         help="playouts per move from the true hands that judge a decision")
     parser.add_argument("--engine-basic-playouts", type=int, default=0,
-                        help="also weigh each decision with the basic playouts through the engine at this budget")
+                        help="also weigh each decision with the house rules' basic playouts at this budget")
     parser.add_argument("--cutoff-playouts", type=int, default=0,
                         help="also weigh each decision with playouts cut after --cutoff decisions, at this budget")
     parser.add_argument("--cutoff", type=int, default=20, help="the decisions a cut playout makes (search.CUTOFF)")
@@ -313,18 +323,22 @@ def main(argv: list[str] | None = None) -> int:
                         help="also weigh each decision with worlds told this share of the other hands (0 to 1)")
     parser.add_argument("--budgets", type=int, nargs="*", default=[],
                         help="also judge the search's choices at these smaller budgets (its first worlds)")
+    parser.add_argument("--budgets-of", default="search", choices=["search", *VARIANTS],
+                        help="whose smaller budgets --budgets judges: the bot's search or a variant's")
     parser.add_argument("--save", help="also write every decision here (JSON lines)")
     parser.add_argument("--report", help="report the games a --save wrote instead of playing (with --budgets)")
     args = parser.parse_args(argv)
     if any(not 0 < budget <= args.playouts for budget in args.budgets):
         parser.error("--budgets: each budget lies between 1 and --playouts")
+    budgets_of = "outcomes" if args.budgets_of == "search" else args.budgets_of
     if args.report:
         with open(args.report) as saved:
             games = [json.loads(line) for line in saved if line.strip()]
         line_up = games[0].get("line_up", args.line_up) if games else args.line_up  # saved since the confidences
         confidence = search.confidence_for(PRESETS[line_up.split("_")[0]], int(line_up.split("_")[1][:-1]))
         print(json.dumps({"report": args.report, "line_up": line_up, "playouts": args.playouts,
-                          **report(games, confidence), "budgets": budget_report(games, args.budgets, confidence)},
+                          **report(games, confidence),
+                          "budgets": budget_report(games, args.budgets, confidence, budgets_of)},
                          indent=2))
         return 0
     if any(not 0 <= share <= 1 for share in args.shown_shares):
@@ -350,7 +364,7 @@ def main(argv: list[str] | None = None) -> int:
                 out.write(json.dumps(game) + "\n")
     print(json.dumps({"line_up": args.line_up, "playouts": args.playouts, "true_playouts": args.true_playouts,
                       "seed_start": args.seed_start, **report(games, confidence),
-                      "budgets": budget_report(games, args.budgets, confidence)}, indent=2))
+                      "budgets": budget_report(games, args.budgets, confidence, budgets_of)}, indent=2))
     return 0
 
 

@@ -120,6 +120,23 @@ def test_a_smaller_budget_weighs_the_first_worlds_of_a_larger_one() -> None:
         assert prefix(large[2], 25) == small[2]
 
 
+def test_a_variants_smaller_budget_is_judged_by_its_first_worlds_against_the_bots_search() -> None:
+    """--budgets-of engine: the variant's first rows choose, and its gain is set against the search's
+    at the full budget. Here the variant's first world favours the better move and its later ones the
+    worse, so at one world it gains what the search (always medium's move) does not."""
+    from bench.bot_decisions import budget_report
+
+    decision = {"sensible": 0, "true": [0.2, 0.5], "outcomes": [[1.0, 0.0]] * 4,
+                "engine": [[0.0, 1.0]] + [[1.0, 0.0]] * 3}
+    games = [{"number": 1, "won": False, "decisions": [decision]}]
+    found = budget_report(games, [2, 8], 0.0, "engine")
+    assert found["playouts_2"]["gain_per_game"]["mean"] == 0.3
+    assert found["playouts_2"]["this_minus_search"]["mean"] == 0.3
+    assert found["playouts_2"]["choices_unlike_the_full_budget"] == 1
+    assert found["playouts_8"]["this_minus_search"]["mean"] == 0.0
+    assert "this_minus_search" not in budget_report(games, [2], 0.0)["playouts_2"]
+
+
 def test_a_variant_weighs_each_decision_with_its_constants_and_puts_them_back() -> None:
     """bench.bot_decisions --variant: the other search runs with the constants given (playouts cut after
     one decision score the hands' sizes, a share between 0 and 1), and the bot's own are as before."""
