@@ -120,24 +120,3 @@ def test_a_basic_playout_plays_every_seat_as_the_basic_bot_would(preset, seed, p
             checked += 1
         else:
             state = stepped
-
-
-@SETTINGS
-@given(seed=st.integers(0, 2**32 - 1), players=st.integers(2, 5))
-def test_a_basic_playout_under_the_house_rules_plays_every_seat_as_the_basic_bot_would(seed, players):
-    """Without the fast path (the house rules: calls, jokers, the QH swap) ``basic_engine`` plays the
-    round through the engine as the service's basic bots would, calls said before each turn."""
-    state = new_game(RuleSet.from_preset("house"), players, seed=seed)
-    played_out = state.copy()
-    playout(played_out, random.Random(seed).random, basic=True, basic_engine=True)
-    while state.status == "active":
-        if state.owed or state.hermann is not None:
-            for seat in range(players):
-                if seat != state.turn and state.status == "active":
-                    action = choose_bot_action(state, seat, "medium", None)
-                    if action is not None and action["type"] == "say":
-                        apply(state, seat, action)
-            if state.status != "active":
-                break
-        apply(state, state.turn, choose_bot_action(state, state.turn, "medium", None))
-    assert played_out.to_json() == state.to_json()

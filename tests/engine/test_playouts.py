@@ -162,6 +162,32 @@ def test_the_basic_weighing_chooses_the_basic_bots_play(choice, seed, players):
         apply(state, seat, action)
 
 
+#: option sets without the playouts' fast path: every house-only rule drawn, and the house preset
+HOUSE_OPTION_SETS = st.one_of(
+    option_sets(house_only=True), st.just(("house", {"players": [2, 5]})),
+    st.just(("house", {"players": [2, 5], "deck": "skat32", "jokers": 2, "hand_size": 6})))
+
+
+def house_round_under_way(choice: tuple[str, dict[str, Any]], seed: int, players: int, opening: int) -> Any:
+    """A round of ``choice`` without the fast path, ``opening`` moves in (calls owed, a race, a drawn
+    card, a penalty: each move the first or the last listed action); None when the rules are compact
+    or the round ended."""
+    rules = RuleSet.from_preset(*choice)
+    state = dealt(rules, players, seed)
+    if compact_rules(rules) is not None:
+        return None
+    chooser = random.Random(seed)
+    for _ in range(opening):
+        if state.status != "active":
+            return None
+        action = legal_actions(state, state.turn)[0 if chooser.random() < 0.2 else -1]
+        if action.get("as"):  # a joker: named as its first name
+            action = {**action, "as": {joker: names[0] if isinstance(names, list) else names
+                                       for joker, names in action["as"].items()}}
+        apply(state, state.turn, action)
+    return state
+
+
 def listed_sensible_playout(state: Any, random_number: Any) -> int:
     """The sensible playout of rules without the fast path, every turn by the engine's own listing and
     ``apply`` (its checks included): the model the playouts' shortcuts must match."""
@@ -215,27 +241,16 @@ def listed_sensible_playout(state: Any, random_number: Any) -> int:
 
 
 @settings(SETTINGS, max_examples=300)
-@given(choice=st.one_of(option_sets(house_only=True), st.just(("house", {"players": [2, 5]})),
-                        st.just(("house", {"players": [2, 5], "deck": "skat32", "jokers": 2, "hand_size": 6}))),
-       seed=st.integers(0, 2**32 - 1), players=st.integers(2, 5), opening=st.integers(0, 12))
+@given(choice=HOUSE_OPTION_SETS, seed=st.integers(0, 2**32 - 1), players=st.integers(2, 5),
+       opening=st.integers(0, 12))
 def test_a_sensible_playout_of_the_house_rules_ends_where_the_engines_listing_ends_it(choice, seed, players,
                                                                                       opening):
     """Without the fast path, a sensible playout lays a plain card, draws or passes without listing the
     actions or checking the play again; it must end the round exactly where listing every turn's
     actions and applying the choice through ``apply`` ends it, from the same random numbers."""
-    rules = RuleSet.from_preset(*choice)
-    state = dealt(rules, players, seed)
-    if compact_rules(rules) is not None:
+    state = house_round_under_way(choice, seed, players, opening)
+    if state is None:
         return
-    chooser = random.Random(seed)
-    for _ in range(opening):  # somewhere into the round: calls owed, a race, a drawn card
-        if state.status != "active":
-            return
-        action = legal_actions(state, state.turn)[0 if chooser.random() < 0.2 else -1]
-        if action.get("as"):  # a joker: named as its first name
-            action = {**action, "as": {joker: names[0] if isinstance(names, list) else names
-                                       for joker, names in action["as"].items()}}
-        apply(state, state.turn, action)
     listed = state.copy()
     decisions = playout(state, random.Random(seed).random, sensible=True)
     assert (decisions, state.to_json()) == (listed_sensible_playout(listed, random.Random(seed).random),
@@ -263,27 +278,16 @@ def listed_basic_playout(state: Any) -> int:
 
 
 @settings(SETTINGS, max_examples=300)
-@given(choice=st.one_of(option_sets(house_only=True), st.just(("house", {"players": [2, 5]})),
-                        st.just(("house", {"players": [2, 5], "deck": "skat32", "jokers": 2, "hand_size": 6}))),
-       seed=st.integers(0, 2**32 - 1), players=st.integers(2, 5), opening=st.integers(0, 12))
+@given(choice=HOUSE_OPTION_SETS, seed=st.integers(0, 2**32 - 1), players=st.integers(2, 5),
+       opening=st.integers(0, 12))
 def test_a_basic_playout_of_the_house_rules_ends_where_the_bot_through_the_engine_ends_it(choice, seed, players,
                                                                                           opening):
     """Without the fast path, a basic playout weighs a seat's plain cards itself and lays the best
     without listing the actions or checking the play again; it must end the round exactly where the
     basic bot, choosing from the engine's listing and playing through ``apply``, ends it."""
-    rules = RuleSet.from_preset(*choice)
-    state = dealt(rules, players, seed)
-    if compact_rules(rules) is not None:
+    state = house_round_under_way(choice, seed, players, opening)
+    if state is None:
         return
-    chooser = random.Random(seed)
-    for _ in range(opening):  # somewhere into the round: calls owed, a race, a drawn card, a penalty
-        if state.status != "active":
-            return
-        action = legal_actions(state, state.turn)[0 if chooser.random() < 0.2 else -1]
-        if action.get("as"):
-            action = {**action, "as": {joker: names[0] if isinstance(names, list) else names
-                                       for joker, names in action["as"].items()}}
-        apply(state, state.turn, action)
     listed = state.copy()
     decisions = playout(state, random.Random(seed).random, basic=True, basic_engine=True)
     assert (decisions, state.to_json()) == (listed_basic_playout(listed), listed.to_json())
