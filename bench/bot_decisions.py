@@ -52,7 +52,7 @@ import random
 import time
 from typing import Any
 
-from bench.bots import ShownKnowledge, deal, play_round
+from bench.bots import ShownKnowledge, deal, line_up, play_round
 from games.engine import PRESETS, Knowledge, choose_bot_action, deal_event, player_view, redact_events, search
 from games.engine.playouts import playout, playout_apply
 from games.engine.state import ACTIVE, GameState
@@ -220,7 +220,7 @@ def budget_report(games: list[dict[str, Any]], budgets: list[int], confidence: f
     game by game (a variant at a smaller budget: what it is worth at the bot's CPU time)."""
     found: dict[str, Any] = {}
     full = gains(games, key, confidence)[0]
-    bot = gains(games, "outcomes", confidence)[0]
+    bot = full if key == "outcomes" else gains(games, "outcomes", confidence)[0]
     for budget in budgets:
         cut = [{"number": game["number"], "won": game["won"],
                 "decisions": [{**decision, key: prefix(decision.get(key), budget)}
@@ -334,9 +334,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.report:
         with open(args.report) as saved:
             games = [json.loads(line) for line in saved if line.strip()]
-        line_up = games[0].get("line_up", args.line_up) if games else args.line_up  # saved since the confidences
-        confidence = search.confidence_for(PRESETS[line_up.split("_")[0]], int(line_up.split("_")[1][:-1]))
-        print(json.dumps({"report": args.report, "line_up": line_up, "playouts": args.playouts,
+        saved_line_up = games[0].get("line_up", args.line_up) if games else args.line_up  # saved since the confidences
+        rules_name, players = line_up(saved_line_up)
+        confidence = search.confidence_for(PRESETS[rules_name], players)
+        print(json.dumps({"report": args.report, "line_up": saved_line_up, "playouts": args.playouts,
                           **report(games, confidence),
                           "budgets": budget_report(games, args.budgets, confidence, budgets_of)},
                          indent=2))
@@ -345,7 +346,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--shown-shares: each share lies between 0 and 1")
     if args.cutoff < 1:
         parser.error("--cutoff: at least one decision")
-    rules_name, players = args.line_up.split("_")[0], int(args.line_up.split("_")[1][:-1])
+    rules_name, players = line_up(args.line_up)
     variants: dict[str, tuple[dict[str, Any], int]] = {}
     if args.engine_basic_playouts:
         variants["engine"] = ({"ENGINE_BASIC_ROLLOUTS": True}, args.engine_basic_playouts)

@@ -86,6 +86,12 @@ from games.engine.search import Worlds
 LINE_UPS = [("classic", 2), ("tavern", 2), ("house", 2), ("tavern", 4), ("house", 4)]
 
 
+def line_up(name: str) -> tuple[str, int]:
+    """The rule set and the number of players of a line-up's name (``tavern_4p``)."""
+    rules, players = name.split("_")
+    return rules, int(players[:-1])
+
+
 def strong_game(rules_name: str, players: int, number: int, playouts: int, ms: float,
                 shown: bool = False, medium: bool = False) -> dict[str, Any]:
     """One game: a strong bot in seat ``number % players``, basic bots elsewhere; seat 0 opens.
@@ -521,7 +527,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--broker-url", default=os.environ.get("BENCH_BROKER_URL", "redis://127.0.0.1:6379/0"))
     args = parser.parse_args(argv)
     report: dict[str, Any] = {}
-    line_ups = [(key.split("_")[0], int(key.split("_")[1][:-1])) for key in args.line_ups]
+    line_ups = [line_up(key) for key in args.line_ups]
     if args.games:
         report["budget"] = {"playouts_per_decision": args.playouts, "ms_per_decision": args.ms or None,
                             "processes": args.processes}
