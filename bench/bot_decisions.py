@@ -13,7 +13,9 @@ shuffled anew each time (what nobody has seen), every seat then playing as the b
 other seats are), every move from the same shuffle. That is each move's true chance to win, were
 the hard seat to play as medium from then on; a search's choice is worth its true chance minus that
 of medium's choice (``gain``), summed over a game: how much more often hard wins a round than
-medium would, to first order. The same outcomes judge any rule of choice, so the bench reports the
+medium would, to first order (at a table of two under classic and tavern rules the choice that stands
+is the seat's own play, ``search.OWN_PLAYS``, and the gain is over that). The same outcomes judge any
+rule of choice, so the bench reports the
 gain of the paired test at several confidences (``search.paired_choice``) on the same decisions,
 with a 95 % interval over games, and the same for the search seeing the other hands (the ceiling of
 ``bench.bots``) at the same positions, and how often the two choose alike.

@@ -65,6 +65,7 @@ class _Compact:
     worth: dict[str, float]  # the basic bot's weighing of a card laid: half its points, less 40 for a jack
     jack_rank: frozenset[str]  # the jacks, wild or not: the basic bot counts no jack in a suit
     draws_or_skips: frozenset[str]  # the 7s and 8s, which the basic bot lays sooner near a round's end
+    own_worth: dict[str, float]  # the same for the hard bot's own plays (``bots.OWN_POINTS_SHED``)
 
     def fit(self, top: str, wish: str | None, first_wish: str | None) -> frozenset[str]:
         key = (top, wish, first_wish)
@@ -110,9 +111,11 @@ def _compact_build(rules: RuleSet) -> _Compact | None:
     jack_rank = frozenset(name for name in names if RANK[name] == "J")
     worth = {name: bots.POINTS_SHED * points(name) - (bots.JACK_KEPT if name in jack_rank else 0) for name in names}
     draws_or_skips = frozenset(name for name in names if RANK[name] in ("7", "8"))
+    own_worth = {name: bots.OWN_POINTS_SHED * points(name) - (bots.JACK_KEPT if name in jack_rank else 0)
+                 for name in names}
     on_top = {top: frozenset(name for name in names if fits(rules, top, None, None, name)) for top in names}
     return _Compact(rules, names, effect, jacks, wished, {}, on_top, rules.must_play, rules.jack_can_win, worth,
-                    jack_rank, draws_or_skips)
+                    jack_rank, draws_or_skips, own_worth)
 
 
 def playout_moves(state: GameState, seat: int) -> list[Move]:
@@ -205,7 +208,7 @@ def _play_one(state: GameState, seat: int, card: str, wish: str | None, compact:
 
 
 def playout(state: GameState, random: Callable[[], float], plays_first: bool = False, sensible: bool = False,
-            limit: int = 1 << 30, basic: bool = False, basic_engine: bool = False) -> int:
+            limit: int = 1 << 30, basic: bool = False, basic_engine: bool = False, own: int | None = None) -> int:
     """Play the round to its end with random moves (``random`` is a generator's ``random`` method);
     returns the decisions made; it stops after ``limit`` decisions (the round still active).
     ``plays_first``: a seat that can play plays (a uniform choice among its plays) and draws or
@@ -219,6 +222,8 @@ def playout(state: GameState, random: Callable[[], float], plays_first: bool = F
     rules), where every decision is the bot's choice, calls said as the service's bots say them
     (:func:`basic_playout`): about 2.3 (two players) to 2.8 (four) times as slow as the sensible
     playout those rules get without it, though most turns skip the engine's listing (:func:`_basic_turn`).
+    ``own`` (with ``basic``, under compact rules): that seat plays as the hard bot plays its own cards
+    (``basic_weigh(own=True)``), the others as the basic bot.
 
     Under compact rules only the seat on turn ever acts. Otherwise (calls, the Hermann race) the
     other seats say what they may before each turn, as the service's bots do, and a joker is named
@@ -261,7 +266,7 @@ def playout(state: GameState, random: Callable[[], float], plays_first: bool = F
                         players = len(hands)
                         lacking = state.lacking.get((seat + state.direction) % players, ())
                         near_end = any(len(other) <= near for other in hands if other is not hand)
-                        card, wish = basic_weigh(hand, moves, lacking, near_end, compact)[0]
+                        card, wish = basic_weigh(hand, moves, lacking, near_end, compact, None, seat == own)[0]
                     if state.penalized_plays:
                         state.penalized_plays = []
                     _play_one(state, seat, card, wish, compact)
@@ -496,24 +501,32 @@ def _lays_jacks(action: dict[str, Any]) -> bool:
 
 
 def basic_weigh(hand: list[str], plays: list[str], lacking: Any, near_end: bool, compact: _Compact,
-                observed: tuple[str, str | None] | None = None) -> tuple[tuple[str, str | None], float, float]:
+                observed: tuple[str, str | None] | None = None, own: bool = False
+                ) -> tuple[tuple[str, str | None], float, float]:
     """The basic bot's best play from ``hand`` among ``plays`` (its single fitting cards, in hand
     order) under compact rules, that play's weight, and the weight of ``observed`` (-1e9 when it is
     not among them). These are ``bots._basic``'s scores without an action dict per card (search
     weighs many hands with them; ``tests/engine/test_playouts.py`` holds the choice equal), given
     what they read of the table: the next seat's ``lacking`` suits, and whether another hand has
-    three cards or fewer."""
+    three cards or fewer. ``own``: the hard bot's own weights instead (``bots.OWN_*``): other points
+    shed and suit followed, and for a card that wishes nothing the cards left of its rank and the
+    suits left in hand."""
     jack_rank = compact.jack_rank
     counts = {"C": 0, "S": 0, "H": 0, "D": 0}
+    ranks: dict[str, int] = {}
     for card in hand:
         if card not in jack_rank:
             counts[card[-1]] += 1
+            if own:
+                ranks[card[:-1]] = ranks.get(card[:-1], 0) + 1
     rest = len(hand) - 1
     finishing = bots.GOING_OUT if not rest else 0
     wishes = compact.jacks and not (rest == 0 and compact.jack_can_win)
-    worth, draws_or_skips = compact.worth, compact.draws_or_skips
+    worth = compact.own_worth if own else compact.worth
+    draws_or_skips = compact.draws_or_skips
+    follow_held = bots.OWN_FOLLOW_HELD if own else bots.FOLLOW_HELD
     # a wished suit is the suit that follows, weighed again as a wish
-    wish_held, wish_lacks = bots.FOLLOW_HELD + bots.WISH_HELD, bots.NEXT_LACKS + bots.WISH_NEXT_LACKS
+    wish_held, wish_lacks = follow_held + bots.WISH_HELD, bots.NEXT_LACKS + bots.WISH_NEXT_LACKS
     best = seen = -1e9
     chosen: tuple[str, str | None] = (plays[0], None)
     for card in plays:
@@ -522,9 +535,11 @@ def basic_weigh(hand: list[str], plays: list[str], lacking: Any, near_end: bool,
             score += bots.JACK_KEPT  # no jack is kept back with nothing left to keep it for
         if near_end and card in draws_or_skips:
             score += bots.ATTACK_NEAR_END
-        own = card not in jack_rank
-        if own:
+        plain = card not in jack_rank
+        if plain:
             counts[card[-1]] -= 1
+            if own:
+                ranks[card[:-1]] -= 1
         if wishes and card in compact.jacks:
             for wish in SUITS:
                 value = score + wish_held * counts[wish] + (wish_lacks if wish in lacking else 0)
@@ -534,11 +549,17 @@ def basic_weigh(hand: list[str], plays: list[str], lacking: Any, near_end: bool,
                     seen = value
         else:
             follow = card[-1]
-            value = score + bots.FOLLOW_HELD * counts[follow] + (bots.NEXT_LACKS if follow in lacking else 0)
+            value = score + follow_held * counts[follow] + (bots.NEXT_LACKS if follow in lacking else 0)
+            if own:
+                value += bots.OWN_SUITS_LEFT * sum(1 for held in counts.values() if held)
+                if plain:
+                    value += bots.OWN_RANK_HELD * ranks[card[:-1]]
             if value > best:
                 best, chosen = value, (card, None)
             if observed is not None and observed[0] == card:
                 seen = value
-        if own:
+        if plain:
             counts[card[-1]] += 1
+            if own:
+                ranks[card[:-1]] += 1
     return chosen, best, seen

@@ -91,6 +91,10 @@ BASIC_ROLLOUTS = True
 #: playouts) +0.013 (-0.042 to +0.067), and at 180 (the same CPU) +0.037 (-0.020 to +0.094): not told
 #: apart, and one kind of playout for a rule set is simpler than two
 ENGINE_BASIC_ROLLOUTS = True
+#: at a table of two under the playouts' fast path, the search plays its own seat on as the hard bot plays
+#: its own cards (``basic_weigh(own=True)``, weights ``bots.OWN_*``), and that play is the choice that
+#: stands where the search shows none better; the other seats play as the basic bot
+OWN_PLAYS = True
 #: every root move is played out in the same worlds with the same random numbers (common random numbers),
 #: and the best move replaces the basic bot's choice only when it leads it world by world (a paired test)
 PAIRED = True
@@ -609,7 +613,7 @@ def _paired(root: GameState, before: GameState, worlds: Worlds, seat: int, moves
             playouts: int, clock: Callable[[], float] | None, deadline: float | None,
             stats: dict[str, int] | None) -> int:
     """The index of the move to make: :func:`paired_outcomes`, judged by :func:`paired_choice`."""
-    sensible = _basic_choice(before, seat, moves)
+    sensible = _own_choice(before, seat, moves)
     outcomes = paired_outcomes(root, worlds, seat, moves, rng, playouts, clock, deadline, stats)
     return paired_choice(outcomes, sensible, confidence_for(root.rules, len(root.hands)))
 
@@ -628,6 +632,7 @@ def paired_outcomes(root: GameState, worlds: Worlds, seat: int, moves: list[Move
     outcomes: list[list[float]] = []
     made = decisions = 0
     limit = CUTOFF or 1 << 30
+    own = seat if _plays_own(root) else None
     while made < max(playouts, count):
         if made and clock is not None and deadline is not None and clock() >= deadline:
             break
@@ -638,7 +643,7 @@ def paired_outcomes(root: GameState, worlds: Worlds, seat: int, moves: list[Move
             played = world.copy()
             playout_apply(played, seat, move)
             decisions += 1 + playout(played, random.Random(seed).random, sensible=True, limit=limit,
-                                     basic=BASIC_ROLLOUTS, basic_engine=ENGINE_BASIC_ROLLOUTS)
+                                     basic=BASIC_ROLLOUTS, basic_engine=ENGINE_BASIC_ROLLOUTS, own=own)
             rewards.append(reward(played, seat))
         outcomes.append(rewards)
         made += count
@@ -669,7 +674,8 @@ def paired_choice(outcomes: list[list[float]], sensible: int | None, confidence:
 def search_outcomes(view: dict[str, Any], knowledge: Knowledge, rng: random.Random, playouts: int
                     ) -> tuple[list[dict[str, Any]], int | None, list[list[float]]] | None:
     """What the paired search weighs at a decision (for benchmarks that judge its choices): the seat's
-    actions, the index of the basic bot's choice among them, and :func:`paired_outcomes`; None where
+    actions, the index among them of the choice that stands where the search shows none better (the
+    basic bot's, or the seat's own play: :data:`OWN_PLAYS`), and :func:`paired_outcomes`; None where
     :func:`strong_action` would not search (no choice, a call, not on turn)."""
     seat = knowledge.seat
     found = decision_root(view, knowledge, rng)
@@ -679,8 +685,32 @@ def search_outcomes(view: dict[str, Any], knowledge: Knowledge, rng: random.Rand
     if len(moves) < 2 or seat != root.turn or any(isinstance(move, dict) and move.get("type") == "say"
                                                    for move in moves):
         return None
-    sensible = _basic_choice(root.copy(), seat, moves)
+    sensible = _own_choice(root.copy(), seat, moves)
     return [action_of(move) for move in moves], sensible, paired_outcomes(root, worlds, seat, moves, rng, playouts)
+
+
+def _plays_own(state: GameState) -> bool:
+    """Whether the search plays its seat by its own weights here (:data:`OWN_PLAYS`)."""
+    return OWN_PLAYS and BASIC_ROLLOUTS and len(state.hands) == 2 and compact_rules(state.rules) is not None
+
+
+def _own_choice(world: GameState, seat: int, moves: list[Move]) -> int | None:
+    """The index of the move the seat's own play makes here (:data:`OWN_PLAYS`): a single card as
+    ``basic_weigh(own=True)`` weighs it; anything else (a 7 against a penalty, a draw, the drawn card)
+    as the basic bot chooses it."""
+    if not _plays_own(world) or world.pending_draw:
+        return _basic_choice(world, seat, moves)
+    plays = [move if isinstance(move, str) else move[0] for move in moves if isinstance(move, (str, tuple))]
+    if not plays:
+        return _basic_choice(world, seat, moves)
+    hand = world.hands[seat]
+    players = len(world.hands)
+    lacking = world.lacking.get((seat + world.direction) % players, ())
+    near_end = any(len(other) <= NEAR_END for index, other in enumerate(world.hands) if index != seat)
+    card, wish = basic_weigh(hand, list(dict.fromkeys(plays)), lacking, near_end, compact_rules(world.rules),
+                             None, True)[0]
+    chosen: Move = card if wish is None else (card, wish)
+    return moves.index(chosen) if chosen in moves else _basic_choice(world, seat, moves)
 
 
 def _basic_choice(world: GameState, seat: int, moves: list[Move]) -> int | None:
