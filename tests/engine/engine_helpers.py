@@ -18,12 +18,13 @@ from games.engine import (
     IllegalAction,
     RuleSet,
     apply,
+    bots,
     legal_actions,
     new_game_from_setup,
     parse_action,
     player_view,
 )
-from games.engine.cards import build_deck
+from games.engine.cards import RANK, SUIT, SUITS, build_deck, ranking_points
 
 
 def make_rules(preset: str, **options: Any) -> RuleSet:
@@ -166,3 +167,37 @@ def drawn_cards(events: list[dict], seat: int) -> list[str]:
 
 def is_legal(state: GameState, seat: int, data: dict[str, Any]) -> bool:
     return data in legal_actions(state, seat)
+
+
+def own_play(state: Any, seat: int) -> dict[str, Any]:
+    """The hard bot's own play (a model of ``basic_weigh(own=True)`` from its weights): each single card
+    it may lay, a wild jack with each wish, weighed by ``bots.OWN_*`` and the basic bot's other weights;
+    ties to the first listed."""
+    hand = state.hands[seat]
+    lacking = state.lacking.get((seat + state.direction) % len(state.hands), ())
+    near_end = min(len(other) for index, other in enumerate(state.hands) if index != seat) <= bots.NEAR_END
+    best: tuple[float, dict[str, Any]] | None = None
+    for action in legal_actions(state, seat):
+        if action["type"] != "play":
+            continue
+        card = action["cards"][0]
+        rest = [other for other in hand if other != card]
+        plain = [other for other in rest if RANK[other] != "J"]
+        held = {suit: sum(1 for other in plain if SUIT[other] == suit) for suit in SUITS}
+        wish = action.get("wish")
+        follow = wish or SUIT[card]
+        score = bots.PER_CARD + (bots.GOING_OUT if not rest else 0) + bots.OWN_POINTS_SHED * ranking_points(card)
+        score -= bots.JACK_KEPT if rest and RANK[card] == "J" else 0
+        score += bots.ATTACK_NEAR_END if near_end and RANK[card] in ("7", "8") else 0
+        score += bots.OWN_FOLLOW_HELD * held[follow] + (bots.NEXT_LACKS if follow in lacking else 0)
+        if wish is not None:
+            score += bots.WISH_HELD * held[wish] + (bots.WISH_NEXT_LACKS if wish in lacking else 0)
+        else:
+            score += bots.OWN_SUITS_LEFT * sum(1 for suit in SUITS if held[suit])
+            if RANK[card] != "J":
+                score += bots.OWN_RANK_HELD * sum(1 for other in plain if RANK[other] == RANK[card])
+        if best is None or score > best[0]:
+            best = (score, action)
+    assert best is not None
+    return best[1]
+

@@ -8,6 +8,7 @@ import random
 from typing import Any
 
 import pytest
+from engine_helpers import own_play
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -115,6 +116,29 @@ def test_a_basic_playout_plays_every_seat_as_the_basic_bot_would(preset, seed, p
         stepped = state.copy()
         playout(stepped, random.Random(seed).random, basic=True, limit=1)
         if plays and not state.pending_draw:
+            apply(state, seat, expected)
+            assert stepped.to_json() == state.to_json(), (expected, seat)
+            checked += 1
+        else:
+            state = stepped
+
+
+@SETTINGS
+@given(preset=st.sampled_from(["classic", "tavern"]), seed=st.integers(0, 2**32 - 1))
+def test_the_hard_bots_own_seat_in_a_playout_lays_what_its_own_weights_say(preset, seed):
+    """At a table of two the hard bot plays its own seat on by its own weights (``bots.OWN_*``), the
+    other seat as the basic bot: where a seat can lay a card, the playout lays the card (and wishes the
+    suit) each would."""
+    state = new_game(RuleSet.from_preset(preset), 2, seed=seed)
+    own = seed % 2
+    checked = 0
+    while state.status == "active" and checked < 60:
+        seat = state.turn
+        plays = [action for action in legal_actions(state, seat) if action["type"] == "play"]
+        stepped = state.copy()
+        playout(stepped, random.Random(seed).random, basic=True, limit=1, own=own)
+        if plays and not state.pending_draw:
+            expected = own_play(state, seat) if seat == own else choose_bot_action(state, seat, "medium", None)
             apply(state, seat, expected)
             assert stepped.to_json() == state.to_json(), (expected, seat)
             checked += 1

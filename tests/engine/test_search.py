@@ -7,7 +7,8 @@ import random
 from collections import Counter
 from typing import Any
 
-from engine_helpers import deck_of, rig
+import pytest
+from engine_helpers import deck_of, own_play, rig
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -395,3 +396,28 @@ def test_what_the_search_weighs_is_what_the_hard_bot_chooses_by(preset, seed, pl
         _, events = apply(state, seat, choice)
         for knowledge in seats:
             knowledge.observe(redact_events(events, knowledge.seat))
+
+
+@SETTINGS
+@given(preset=st.sampled_from(["classic", "tavern"]), seed=st.integers(0, 2**32 - 1), players=st.sampled_from([2, 4]))
+def test_where_the_search_shows_no_better_move_the_hard_bot_plays_its_own_play_at_a_table_of_two(
+        preset, seed, players):
+    """The choice that stands where the search shows none better: at a table of two under these rules
+    the seat's own play (``search.OWN_PLAYS``), at a table of four the basic bot's."""
+    rules = RuleSet.from_preset(preset)
+    state = new_game(rules, players, seed=seed)
+    seats = observers(state)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(search, "CONFIDENCE", 1e9)  # no move beats the choice that stands
+        patch.setattr(search, "CONFIDENCE_AT", {})
+        for _ in range(40):
+            if state.status != "active":
+                break
+            seat = state.turn
+            choice = strong_action(player_view(state, seat), seats[seat], random.Random(seed), playouts=8)
+            if any(action["type"] == "play" for action in legal_actions(state, seat)) and not state.pending_draw:
+                expected = own_play(state, seat) if players == 2 else choose_bot_action(state, seat, "medium", None)
+                assert choice == expected
+            _, events = apply(state, seat, choice)
+            for knowledge in seats:
+                knowledge.observe(redact_events(events, knowledge.seat))
