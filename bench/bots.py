@@ -32,6 +32,10 @@ Prints JSON:
 - ``yardstick``: what the basic bot's own choices are worth in each line-up, without search: one
   basic seat among "sensible random" ones (a legal play at random whenever there is one, never a
   draw by choice), and one such seat among basic ones (``--yardstick-games`` per side).
+- ``own_play`` (``--own-play-games``): under the playouts' fast path (classic, tavern), the hard bot's
+  own weights (``bots.OWN_*``: how its search plays its own seat on at a table of two, and the choice
+  that stands where the search shows none better) playing one seat without search against basic bots,
+  and the basic bot in that seat on the same deals: ``lead_over_basic`` as above.
 - ``search``: the playouts and engine decisions the hard bot made, wall and CPU time per search (p50,
   p99), and playouts per CPU second: the playout budget the worker's 200 ms buy is that pace times
   0.2 (``--ms 200`` with an unreachable ``--playouts`` gives the thinking time per decision itself).
@@ -81,6 +85,7 @@ from games.engine import (
     redact_events,
     strong_action,
 )
+from games.engine.playouts import compact_rules, playout
 from games.engine.search import Worlds
 
 LINE_UPS = [("classic", 2), ("tavern", 2), ("house", 2), ("tavern", 4), ("house", 4)]
@@ -247,6 +252,42 @@ def yardstick(games: int, processes: int, line_ups: list[tuple[str, int]]) -> di
                                     "sensible_random_among_basic": round(
                                         wins[(name, players, "sensible_random")] / games, 3)}
             for name, players in line_ups}
+
+
+def own_play_game(job: tuple[str, int, int]) -> tuple[str, int, int, bool, bool]:
+    """One deal played twice on the playouts' fast path: the seat ``number % players`` playing as the
+    hard bot plays its own cards (``playout(own=...)``, no search), then as the basic bot; the others
+    basic both times, as the playouts play it (a 7 answering a 7 is laid at random among the seat's 7s).
+    Whether the seat won each time."""
+    rules_name, players, number = job
+    seat = number % players
+    won = []
+    for own in (seat, None):
+        state = deal(rules_name, players, number)
+        playout(state, random.Random(number).random, basic=True, own=own)
+        won.append(state.result["winner"] == seat)
+    return rules_name, players, number, won[0], won[1]
+
+
+def own_play(games: int, processes: int, line_ups: list[tuple[str, int]], first: int) -> dict[str, Any]:
+    """Per line-up under the playouts' fast path, what the hard bot's own weights (``bots.OWN_*``) win
+    without search against basic bots, and their lead over the basic bot in the seat, deal by deal."""
+    line_ups = [(name, players) for name, players in line_ups if compact_rules(PRESETS[name]) is not None]
+    jobs = [(name, players, number) for name, players in line_ups for number in range(first, first + games)]
+    found: dict[tuple[str, int], tuple[list[dict[str, Any]], list[dict[str, Any]]]] = {
+        line: ([], []) for line in line_ups}
+    with multiprocessing.get_context("fork").Pool(processes) as pool:
+        for name, players, number, own, basic in pool.imap_unordered(own_play_game, jobs, chunksize=256):
+            found[(name, players)][0].append({"number": number, "won": own})
+            found[(name, players)][1].append({"number": number, "won": basic})
+    report = {}
+    for (name, players), (own_games, basic_games) in found.items():
+        wins = sum(game["won"] for game in own_games)
+        report[f"{name}_{players}p"] = {
+            "games": games, "own_play_wins": round(wins / games, 3), "interval_95": interval(wins, games),
+            "basic_in_the_seat": round(sum(game["won"] for game in basic_games) / games, 3),
+            "lead_over_basic": lead(own_games, basic_games)}
+    return report
 
 
 def _game(job: tuple[str, int, int, int, float, str]) -> tuple[str, int, str, dict[str, Any]]:
@@ -519,6 +560,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="the search sees the other hands (the stock stays hidden): a ceiling, not the bot")
     parser.add_argument("--yardstick-games", type=int, default=4000,
                         help="games per line-up and side of the basic/sensible-random yardstick (0: none)")
+    parser.add_argument("--own-play-games", type=int, default=0,
+                        help="deals per line-up (from --seed-start) on which the hard bot's own weights play "
+                             "one seat without search against basic bots, then the basic bot does (0: none)")
     parser.add_argument("--latency-moves", type=int, default=60, help="the person's moves (0: no latency run)")
     parser.add_argument("--service-ms", type=int, default=200)
     parser.add_argument("--port", type=int, default=int(os.environ.get("BENCH_PORT", "0")) or None)
@@ -539,6 +583,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.ratings_rounds:
         report["level_ratings"] = level_ratings(args.ratings_rounds, args.ratings_rules, args.playouts,
                                                 args.processes, args.first_game, args.ratings_players)
+    if args.own_play_games:
+        report["own_play"] = own_play(args.own_play_games, args.processes, line_ups, args.first_game)
     if args.yardstick_games:
         report["yardstick"] = yardstick(args.yardstick_games, args.processes, line_ups)
     if args.latency_moves:

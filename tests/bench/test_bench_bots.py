@@ -5,7 +5,16 @@ from __future__ import annotations
 import random
 from collections import Counter
 
-from bench.bots import ShownKnowledge, lead, play_round, sensible_random, strong_game, yardstick_game
+from bench.bots import (
+    ShownKnowledge,
+    deal,
+    lead,
+    own_play_game,
+    play_round,
+    sensible_random,
+    strong_game,
+    yardstick_game,
+)
 from games.engine import (
     PRESETS,
     Knowledge,
@@ -17,6 +26,7 @@ from games.engine import (
     redact_events,
     search,
 )
+from games.engine.playouts import playout
 
 
 def sensible_round(number: int, rng: random.Random) -> int:
@@ -161,3 +171,18 @@ def test_the_report_compares_the_bot_and_the_ceiling_at_the_line_ups_confidence(
     assert found["search_and_ceiling"]["same_choice"] == 1
     assert report([{"number": 1, "won": True, "decisions": [decision]}], 1.5)["search_and_ceiling"][
         "different_choice"] == 1
+
+
+
+def test_the_own_play_measure_plays_the_seat_by_its_own_weights_then_as_the_playouts_basic_bot() -> None:
+    """``--own-play-games``: a deal's second game is the playouts' basic bot in every seat, its first the
+    seat's own weights; they differ on some deals, and each replays from its number."""
+    differing = 0
+    for number in range(60):
+        found = own_play_game(("classic", 2, number))
+        assert own_play_game(("classic", 2, number)) == found
+        state = deal("classic", 2, number)
+        playout(state, random.Random(number).random, basic=True)
+        assert found[4] == (state.result["winner"] == number % 2)
+        differing += found[3] != found[4]
+    assert differing
