@@ -6,15 +6,16 @@ and the round's events as :func:`~games.engine.view.redact_event` shows them to 
 :class:`Knowledge`. Each playout takes a world that deals the unseen cards consistently with that
 knowledge (a determinization; :class:`Worlds` draws them), plays one root move and then the round
 to its end on the playout fast path (:func:`~games.engine.playouts.playout`), every seat playing as
-the basic bot would (:data:`BASIC_ROLLOUTS`), and scores a win.
-Every root move is played out in the same worlds from the same random numbers (:data:`PAIRED`,
-common random numbers): the moves are compared world by world, and the search's best move replaces
-the basic bot's choice only when it leads that choice by :data:`CONFIDENCE` standard errors of the
-paired differences. Without :data:`PAIRED`, root moves are chosen by UCB1 over all determinizations
-together, as in information-set Monte Carlo tree search with a tree of depth one (Cowling, Powley
-and Whitehouse 2012). Measured with ``bench.bots`` (tavern, four players, 80 rounds, 1000 playouts):
-UCB1 with sensible-random playouts cut at 20 decisions won 0.237; basic playouts 0.188; paired,
-basic playouts cut at 20: 0.225; paired, basic playouts to the end: 0.275.
+the basic bot would (:data:`BASIC_ROLLOUTS`; at a table of two under the fast path's rules its own seat
+by its own weights, :data:`OWN_PLAYS`), and scores a win.
+Every root move is played out in the same worlds from the same random numbers (:data:`PAIRED`, common
+random numbers): the moves are compared world by world, and the search's best move replaces the basic
+bot's choice (or the seat's own play, :data:`OWN_PLAYS`) only when it leads that choice by
+:data:`CONFIDENCE` standard errors of the paired differences. Without :data:`PAIRED`, root moves are
+chosen by UCB1 over all determinizations together, as in information-set Monte Carlo tree search with a
+tree of depth one (Cowling, Powley and Whitehouse 2012). Measured with ``bench.bots`` (tavern, four
+players, 80 rounds, 1000 playouts): UCB1 with sensible-random playouts cut at 20 decisions won 0.237;
+basic playouts 0.188; paired, basic playouts cut at 20: 0.225; paired, basic playouts to the end: 0.275.
 
 What the seat knows of the others, from the events:
 
