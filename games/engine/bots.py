@@ -50,7 +50,7 @@ NEXT_LACKS = 4  # the suit that follows is one the next seat lacks
 WISH_HELD = 0.5  # a wish: per card left of the wished suit, again (the suit held most)
 WISH_NEXT_LACKS = 0.3  # a wish of a suit the next seat lacks, again (breaks ties)
 
-# The hard bot's own plays at a table of two (``playouts.own_weigh``): how its search plays its seat on
+# The hard bot's own plays at a table of two (``playouts.basic_weigh(own=True)``): how its search plays its seat on
 # in the playouts, and the choice that stands where the search shows none better. Under the rules of the
 # playouts' fast path (classic, tavern), the basic bot's weighing changed where self-play against the basic
 # bot found it worth more: half the points shed, no weight for the suit that follows, and two new terms
