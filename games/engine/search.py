@@ -710,8 +710,7 @@ def _own_choice(world: GameState, seat: int, moves: list[Move]) -> int | None:
     near_end = any(len(other) <= NEAR_END for index, other in enumerate(world.hands) if index != seat)
     card, wish = basic_weigh(hand, list(dict.fromkeys(plays)), lacking, near_end, compact_rules(world.rules),
                              None, True)[0]
-    chosen: Move = card if wish is None else (card, wish)
-    return moves.index(chosen) if chosen in moves else _basic_choice(world, seat, moves)
+    return moves.index(card if wish is None else (card, wish))
 
 
 def _basic_choice(world: GameState, seat: int, moves: list[Move]) -> int | None:

@@ -102,35 +102,10 @@ def test_an_easy_bot_still_plays_when_it_can_and_says_its_calls():
             apply(state, seat, choose_bot_action(state, seat, "medium", None))
 
 
-@SETTINGS
-@given(preset=st.sampled_from(["classic", "tavern"]), seed=st.integers(0, 2**32 - 1), players=st.integers(2, 5))
-def test_a_basic_playout_plays_every_seat_as_the_basic_bot_would(preset, seed, players):
-    """The hard bot's playouts model the others (and itself) as the basic bot: where a seat can play,
-    the playout lays the card (and wishes the suit) the basic bot chooses."""
-    state = new_game(RuleSet.from_preset(preset), players, seed=seed)
-    checked = 0
-    while state.status == "active" and checked < 60:
-        seat = state.turn
-        plays = [action for action in legal_actions(state, seat) if action["type"] == "play"]
-        expected = choose_bot_action(state, seat, "medium", None)
-        stepped = state.copy()
-        playout(stepped, random.Random(seed).random, basic=True, limit=1)
-        if plays and not state.pending_draw:
-            apply(state, seat, expected)
-            assert stepped.to_json() == state.to_json(), (expected, seat)
-            checked += 1
-        else:
-            state = stepped
-
-
-@SETTINGS
-@given(preset=st.sampled_from(["classic", "tavern"]), seed=st.integers(0, 2**32 - 1))
-def test_the_hard_bots_own_seat_in_a_playout_lays_what_its_own_weights_say(preset, seed):
-    """At a table of two the hard bot plays its own seat on by its own weights (``bots.OWN_*``), the
-    other seat as the basic bot: where a seat can lay a card, the playout lays the card (and wishes the
-    suit) each would."""
-    state = new_game(RuleSet.from_preset(preset), 2, seed=seed)
-    own = seed % 2
+def playout_steps_as(state: Any, seed: int, own: int | None) -> None:
+    """Step a fast playout one decision at a time (``own``: the seat playing by its own weights) and
+    check, wherever a seat can lay a card, that it lays the card (and wishes the suit) its bot would:
+    the own seat as ``own_play``, every other as the basic bot."""
     checked = 0
     while state.status == "active" and checked < 60:
         seat = state.turn
@@ -144,3 +119,20 @@ def test_the_hard_bots_own_seat_in_a_playout_lays_what_its_own_weights_say(prese
             checked += 1
         else:
             state = stepped
+
+
+@SETTINGS
+@given(preset=st.sampled_from(["classic", "tavern"]), seed=st.integers(0, 2**32 - 1), players=st.integers(2, 5))
+def test_a_basic_playout_plays_every_seat_as_the_basic_bot_would(preset, seed, players):
+    """The hard bot's playouts model the others (and itself) as the basic bot: where a seat can play,
+    the playout lays the card (and wishes the suit) the basic bot chooses."""
+    playout_steps_as(new_game(RuleSet.from_preset(preset), players, seed=seed), seed, None)
+
+
+@SETTINGS
+@given(preset=st.sampled_from(["classic", "tavern"]), seed=st.integers(0, 2**32 - 1))
+def test_the_hard_bots_own_seat_in_a_playout_lays_what_its_own_weights_say(preset, seed):
+    """At a table of two the hard bot plays its own seat on by its own weights (``bots.OWN_*``), the
+    other seat as the basic bot: where a seat can lay a card, the playout lays the card (and wishes the
+    suit) each would."""
+    playout_steps_as(new_game(RuleSet.from_preset(preset), 2, seed=seed), seed, seed % 2)
