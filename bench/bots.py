@@ -5,6 +5,8 @@ thinks, how long a person waits for it, and where the three levels people choose
     python -m bench.bots --games 1200 --playouts 1400 --ceiling --seed-start 100000 --line-ups tavern_4p
     python -m bench.bots --games 2000 --playouts 250 --ceiling --seed-start 100000 --line-ups house_2p
     python -m bench.bots --games 1200 --playouts 250 --ceiling --seed-start 100000 --line-ups house_4p
+    python -m bench.bots --games 500 --playouts 2600 --seed-start 100000 --line-ups tavern_2p --against BEFORE.json \
+        --yardstick-games 0 --latency-moves 0   # deal by deal against an earlier run's report
     python -m bench.bots --games 10 --playouts 1000000 --ms 200 --yardstick-games 0 --latency-moves 0   # thinking time
     python -m bench.bots --games 0 --ratings-rounds 600 --playouts 1400 --yardstick-games 0 --latency-moves 0
     python -m bench.bots --games 0 --latency-moves 60        # only the latency through HTTP
@@ -27,8 +29,12 @@ Prints JSON:
   ``lead_over_medium``: hard's win rate minus medium's on the same deals, with the 95 % interval of the
   paired difference. Medium's own share in the seat is the chance by symmetry (0.5, 0.25); on the
   same deals the two differ only where hard's choices changed the round, which a paired difference
-  sees with fewer games than two win rates each with its own interval. ``deals_won`` lists the
-  games won (by number), to pair two runs of the same deals.
+  sees with fewer games than two win rates each with its own interval.
+- ``deals_won`` (every line) lists the games won, by number. ``--against REPORT`` pairs this run with
+  an earlier report of this bench (another search, another budget) on the deals both played:
+  ``against_earlier``, the win rate now minus then deal by deal with its 95 % interval, and the deals
+  won only now or only then (``now_only``, ``before_only``). Runs of 500 deals from seeds S and S + 500
+  are one run of 1,000 in two parts: a game depends only on its number and the budget.
 - ``yardstick``: what the basic bot's own choices are worth in each line-up, without search: one
   basic seat among "sensible random" ones (a legal play at random whenever there is one, never a
   draw by choice), and one such seat among basic ones (``--yardstick-games`` per side).
@@ -312,10 +318,11 @@ def interval(wins: int, games: int) -> list[float] | None:
     return [round(middle - half, 3), round(middle + half, 3)]
 
 
-def lead(hard: list[dict[str, Any]], medium: list[dict[str, Any]]) -> dict[str, Any]:
+def lead(hard: list[dict[str, Any]], medium: list[dict[str, Any]],
+         names: tuple[str, str] = ("hard_only", "medium_only")) -> dict[str, Any]:
     """Hard's win rate minus medium's in the same seat of the same deals, with the 95 % interval of the
     paired difference (normal approximation on the per-deal differences; the deals the two won
-    differently say it all: ``hard_only`` and ``medium_only``)."""
+    differently say it all: ``names``, by default ``hard_only`` and ``medium_only``)."""
     won = {game["number"]: game["won"] for game in medium}
     pairs = [(game["won"], won[game["number"]]) for game in hard if game["number"] in won]
     if not pairs:
@@ -326,8 +333,27 @@ def lead(hard: list[dict[str, Any]], medium: list[dict[str, Any]]) -> dict[str, 
     spread = sum((value - mean) ** 2 for value in differences) / max(count - 1, 1)
     half = 1.959964 * math.sqrt(spread / count)
     return {"deals": count, "difference": round(mean, 3), "interval_95": [round(mean - half, 3), round(mean + half, 3)],
-            "hard_only": sum(first and not second for first, second in pairs),
-            "medium_only": sum(second and not first for first, second in pairs)}
+            names[0]: sum(first and not second for first, second in pairs),
+            names[1]: sum(second and not first for first, second in pairs)}
+
+
+def against_earlier(report: dict[str, Any], earlier: dict[str, Any]) -> None:
+    """Pair each line-up of ``report`` with the same line-up of an ``earlier`` report of this bench (another
+    search, another budget) on the deals both played: ``against_earlier``, the win rate now minus then
+    deal by deal (:func:`lead`; ``now_only`` and ``before_only``). A game's result depends only on its
+    number and the budget, so two runs of one search on the same deals agree game for game."""
+    first = earlier.get("budget", {}).get("seed_start", 0)
+    for key, line in report["win_rates"].items():
+        before = earlier.get("win_rates", {}).get(key)
+        if before is None or "deals_won" not in before or "deals_won" not in line:
+            continue
+        won_before = set(before["deals_won"])
+        now_first = report["budget"]["seed_start"]
+        won_now = set(line["deals_won"])
+        numbers = range(max(first, now_first), min(first + before["games"], now_first + line["games"]))
+        line["against_earlier"] = lead([{"number": number, "won": number in won_now} for number in numbers],
+                                       [{"number": number, "won": number in won_before} for number in numbers],
+                                       ("now_only", "before_only"))
 
 
 def goal(key: str, ceiling: float | None) -> dict[str, Any]:
@@ -362,8 +388,7 @@ def win_rates(games: int, playouts: int, ms: float, processes: int,
         wins = sum(g["won"] for g in found)
         line = {"games": len(found), "wins": wins, "no_winner": sum(g["no_winner"] for g in found),
                 "win_rate": round(wins / max(len(found), 1), 3), "interval_95": interval(wins, len(found))}
-        if medium_control:  # to pair two runs on the same deals later (another search, another budget)
-            line["deals_won"] = sorted(game["number"] for game in found if game["won"])
+        line["deals_won"] = sorted(game["number"] for game in found if game["won"])  # to pair runs (--against)
         if mode != "bot" and not shown:
             report[key][mode] = line
         else:
@@ -556,6 +581,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--medium-control", action="store_true",
                         help="also play every game with medium (the basic bot) in the hard seat: hard's lead "
                              "over medium deal by deal, with its 95 %% interval")
+    parser.add_argument("--against", type=argparse.FileType("r"), metavar="REPORT",
+                        help="an earlier run's JSON report: each line-up's win rate now minus then on the deals "
+                             "both played, deal by deal, with its 95 %% interval (against_earlier)")
     parser.add_argument("--shown-hands", action="store_true",
                         help="the search sees the other hands (the stock stays hidden): a ceiling, not the bot")
     parser.add_argument("--yardstick-games", type=int, default=4000,
@@ -570,6 +598,14 @@ def main(argv: list[str] | None = None) -> int:
         "BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/maumau_bench_bots"))
     parser.add_argument("--broker-url", default=os.environ.get("BENCH_BROKER_URL", "redis://127.0.0.1:6379/0"))
     args = parser.parse_args(argv)
+    earlier = None
+    if args.against is not None:
+        try:
+            earlier = json.load(args.against)
+        except ValueError as error:
+            parser.error(f"--against: not a report of this bench ({error})")
+        if not isinstance(earlier, dict) or not isinstance(earlier.get("win_rates"), dict):
+            parser.error("--against: not a report of this bench (it has no win_rates)")
     report: dict[str, Any] = {}
     line_ups = [line_up(key) for key in args.line_ups]
     if args.games:
@@ -580,6 +616,8 @@ def main(argv: list[str] | None = None) -> int:
             report["budget"]["shown_hands"] = True
         report |= win_rates(args.games, args.playouts, args.ms, args.processes, line_ups, args.first_game,
                             args.shown_hands, args.ceiling, args.medium_control)
+        if earlier is not None:
+            against_earlier(report, earlier)
     if args.ratings_rounds:
         report["level_ratings"] = level_ratings(args.ratings_rounds, args.ratings_rules, args.playouts,
                                                 args.processes, args.first_game, args.ratings_players)

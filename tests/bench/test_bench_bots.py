@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import json
 import random
 from collections import Counter
 
+import pytest
+
 from bench.bots import (
     ShownKnowledge,
+    against_earlier,
     deal,
     lead,
+    main,
     own_play_game,
     play_round,
     sensible_random,
@@ -88,6 +93,38 @@ def test_the_lead_over_medium_pairs_the_games_by_deal() -> None:
     assert found["deals"] == 3 and found["hard_only"] == 1 and found["medium_only"] == 1
     assert found["difference"] == 0.0
     assert found["interval_95"][0] < 0 < found["interval_95"][1]
+
+
+def test_a_run_against_an_earlier_report_pairs_only_the_deals_both_played() -> None:
+    earlier = {"budget": {"seed_start": 10}, "win_rates": {"tavern_2p": {"games": 4, "deals_won": [10, 11, 13]}}}
+    report = {"budget": {"seed_start": 12},
+              "win_rates": {"tavern_2p": {"games": 4, "deals_won": [12, 14, 15]},
+                            "classic_2p": {"games": 4, "deals_won": [12]}}}
+    against_earlier(report, earlier)
+    found = report["win_rates"]["tavern_2p"]["against_earlier"]  # deals 12 and 13: 12 won now, 13 then
+    assert found["deals"] == 2 and found["now_only"] == 1 and found["before_only"] == 1
+    assert found["difference"] == 0.0
+    assert "against_earlier" not in report["win_rates"]["classic_2p"]  # the earlier run did not play it
+
+
+def test_two_runs_of_one_search_on_the_same_deals_agree_game_for_game(tmp_path, capsys) -> None:
+    command = ["--games", "3", "--playouts", "30", "--seed-start", "40", "--line-ups", "tavern_2p", "--processes", "1",
+               "--yardstick-games", "0", "--latency-moves", "0"]
+    main(command)
+    first = tmp_path / "first.json"
+    first.write_text(capsys.readouterr().out)
+    main([*command[:5], "41", *command[6:], "--against", str(first)])
+    found = json.loads(capsys.readouterr().out)["win_rates"]["tavern_2p"]["against_earlier"]
+    assert found == {"deals": 2, "difference": 0.0, "interval_95": [0.0, 0.0], "now_only": 0, "before_only": 0}
+
+
+def test_an_against_file_that_is_no_report_of_the_bench_is_refused(tmp_path, capsys) -> None:
+    for text in ("[1, 2]", "not json", '{"own_play": {}}'):
+        path = tmp_path / "earlier.json"
+        path.write_text(text)
+        with pytest.raises(SystemExit) as stopped:
+            main(["--games", "1", "--against", str(path), "--yardstick-games", "0", "--latency-moves", "0"])
+        assert stopped.value.code == 2 and "--against: not a report of this bench" in capsys.readouterr().err
 
 
 def test_worlds_told_a_share_of_the_hands_hold_that_share_and_forget_it_after() -> None:
