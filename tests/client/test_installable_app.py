@@ -173,6 +173,35 @@ def test_the_settings_screen_shows_kinds_and_removes_a_device(context: Any, serv
     assert api.call("GET", "me/devices") == []
 
 
+def test_the_games_stream_closes_when_the_browser_says_it_is_offline_and_resumes_when_back(
+        context: Any, server: str) -> None:
+    """The browser's word is enough: a connection the network dropped may look alive until its stall
+    timer, so an ``offline`` event closes the stream at once, with the network still up here (the
+    emulated offline of the test above may leave a connection open, and then a move got through)."""
+    from tests.streams.streams_helpers import rigged_setup
+
+    ada, bob = Api.guest(server, "Ada"), Api.guest(server, "Bob")
+    table = ada.call("POST", "tables", {"rules": "classic", "max_players": 2})["id"]
+    bob.call("POST", f"tables/{table}/join", {})
+    setup = rigged_setup([["KH", "10H", "10S", "QC", "KC"], ["QH", "9D", "KS", "QD", "10D"]], "9H", ["QS"])
+    game = ada.call("POST", f"tables/{table}/rounds", {"setup": setup})["id"]
+    page = context.new_page()
+    page.goto(server + "/")
+    page.evaluate(f"localStorage.setItem('maumau.token', '{bob.token}')")
+    page.goto(f"{server}/#/game/{game}")
+    expect(page.locator("#game")).to_have_attribute("data-version", "0")
+    expect(page.locator("#stream-state")).to_have_attribute("data-state", "open")
+    page.evaluate("window.dispatchEvent(new Event('offline'))")
+    expect(page.locator("#stream-state")).to_have_attribute("data-state", "lost")
+    ada.call("POST", f"games/{game}/actions", {"type": "play", "cards": ["KH"]})
+    page.wait_for_timeout(1500)
+    assert page.locator("#game").get_attribute("data-version") == "0", "the stream was closed"
+    page.evaluate("window.dispatchEvent(new Event('online'))")
+    expect(page.locator("#game")).to_have_attribute("data-version", "1")
+    expect(page.locator("#stream-state")).to_have_attribute("data-state", "open")
+    expect(page.locator("#turn")).to_have_text("Your turn")
+
+
 def test_the_game_is_read_again_when_the_browser_is_back_online(context: Any, server: str) -> None:
     from tests.streams.streams_helpers import rigged_setup
 

@@ -1033,14 +1033,17 @@ export function gameScreen(id, { go, onNotice, currentPlayer, scoreTable }) {
   const onVisibility = () => {
     if (!stream) return;
     if (document.visibilityState === "hidden") stream.pause();
-    else stream.resume();
+    else if (navigator.onLine) stream.resume();
   };
   document.addEventListener("visibilitychange", onVisibility);
   onScreen(id);
   attempt(load);
-  // Offline: the badge says the connection is down; online or visible again: the view is read again.
+  // Offline: the stream is closed at once (a connection the network dropped could otherwise look alive
+  // until its stall timer) and the badge says so; online or visible again: the stream resumes after its
+  // last row and the view is read again.
   const stopResync = onResync((online) => {
-    if (!online) { streamState = "lost"; renderStreamState(); return; }
+    if (!online) { if (stream) stream.pause(); streamState = "lost"; renderStreamState(); return; }
+    if (stream && document.visibilityState === "visible") stream.resume();
     withBackoff(readView, () => !alive).catch(() => {});
   });
   const stop = onNotice((kind, data) => {
