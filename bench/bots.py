@@ -342,14 +342,12 @@ def against_earlier(report: dict[str, Any], earlier: dict[str, Any]) -> None:
     search, another budget) on the deals both played: ``against_earlier``, the win rate now minus then
     deal by deal (:func:`lead`; ``now_only`` and ``before_only``). A game's result depends only on its
     number and the budget, so two runs of one search on the same deals agree game for game."""
-    first = earlier.get("budget", {}).get("seed_start", 0)
+    first, now_first = earlier.get("budget", {}).get("seed_start", 0), report["budget"]["seed_start"]
     for key, line in report["win_rates"].items():
         before = earlier.get("win_rates", {}).get(key)
         if before is None or "deals_won" not in before or "deals_won" not in line:
             continue
-        won_before = set(before["deals_won"])
-        now_first = report["budget"]["seed_start"]
-        won_now = set(line["deals_won"])
+        won_before, won_now = set(before["deals_won"]), set(line["deals_won"])
         numbers = range(max(first, now_first), min(first + before["games"], now_first + line["games"]))
         line["against_earlier"] = lead([{"number": number, "won": number in won_now} for number in numbers],
                                        [{"number": number, "won": number in won_before} for number in numbers],

@@ -173,11 +173,9 @@ def test_the_settings_screen_shows_kinds_and_removes_a_device(context: Any, serv
     assert api.call("GET", "me/devices") == []
 
 
-def test_the_games_stream_closes_when_the_browser_says_it_is_offline_and_resumes_when_back(
-        context: Any, server: str) -> None:
-    """The browser's word is enough: a connection the network dropped may look alive until its stall
-    timer, so an ``offline`` event closes the stream at once, with the network still up here (the
-    emulated offline of the test above may leave a connection open, and then a move got through)."""
+def _bob_watching_adas_round(context: Any, server: str) -> tuple[Any, Api, int]:
+    """Bob's page on a rigged classic round, live at version 0, Ada (who plays first) to move: the page,
+    Ada's API and the game."""
     from tests.streams.streams_helpers import rigged_setup
 
     ada, bob = Api.guest(server, "Ada"), Api.guest(server, "Bob")
@@ -191,6 +189,15 @@ def test_the_games_stream_closes_when_the_browser_says_it_is_offline_and_resumes
     page.goto(f"{server}/#/game/{game}")
     expect(page.locator("#game")).to_have_attribute("data-version", "0")
     expect(page.locator("#stream-state")).to_have_attribute("data-state", "open")
+    return page, ada, game
+
+
+def test_the_games_stream_closes_when_the_browser_says_it_is_offline_and_resumes_when_back(
+        context: Any, server: str) -> None:
+    """The browser's word is enough: a connection the network dropped may look alive until its stall
+    timer, so an ``offline`` event closes the stream at once, with the network still up here (the
+    emulated offline of the test above may leave a connection open, and then a move got through)."""
+    page, ada, game = _bob_watching_adas_round(context, server)
     page.evaluate("window.dispatchEvent(new Event('offline'))")
     expect(page.locator("#stream-state")).to_have_attribute("data-state", "lost")
     ada.call("POST", f"games/{game}/actions", {"type": "play", "cards": ["KH"]})
@@ -203,19 +210,7 @@ def test_the_games_stream_closes_when_the_browser_says_it_is_offline_and_resumes
 
 
 def test_the_game_is_read_again_when_the_browser_is_back_online(context: Any, server: str) -> None:
-    from tests.streams.streams_helpers import rigged_setup
-
-    ada, bob = Api.guest(server, "Ada"), Api.guest(server, "Bob")
-    table = ada.call("POST", "tables", {"rules": "classic", "max_players": 2})["id"]
-    bob.call("POST", f"tables/{table}/join", {})
-    setup = rigged_setup([["KH", "10H", "10S", "QC", "KC"], ["QH", "9D", "KS", "QD", "10D"]], "9H", ["QS"])
-    game = ada.call("POST", f"tables/{table}/rounds", {"setup": setup})["id"]
-    page = context.new_page()
-    page.goto(server + "/")
-    page.evaluate(f"localStorage.setItem('maumau.token', '{bob.token}')")
-    page.goto(f"{server}/#/game/{game}")
-    expect(page.locator("#game")).to_have_attribute("data-version", "0")
-    expect(page.locator("#stream-state")).to_have_attribute("data-state", "open")
+    page, ada, game = _bob_watching_adas_round(context, server)
     context.set_offline(True)
     try:
         expect(page.locator("#stream-state")).to_have_attribute("data-state", "lost")
