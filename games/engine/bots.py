@@ -122,14 +122,23 @@ def _basic(state: GameState, seat: int, actions: list[dict[str, Any]]) -> dict[s
     next_seat = (seat + state.direction) % players
     lacking = set(state.lacking.get(next_seat, ()))
     fewest_other = min(len(h) for i, h in enumerate(state.hands) if i != seat)
+    # the hand's counts, once: a house hand lists dozens of plays (joker names, ace chains, targets)
+    held = {suit: 0 for suit in SUITS}
+    for card in hand:
+        if card[0] != "X" and RANK[card] != "J":
+            held[SUIT[card]] += 1
+    naming = _joker_suits(hand)
     best: tuple[float, int] | None = None
     chosen = plays[0]
     for index, action in enumerate(plays):
-        action = name_jokers(action, hand)
+        action = _named(action, naming)
         cards = action["cards"]
-        rest = [card for card in hand if card not in cards]
-        suits = Counter(SUIT[card] for card in rest if card[0] != "X" and RANK[card] != "J")
-        score = play_weight(suits, len(rest), cards, [action.get("as", {}).get(card, card) for card in cards],
+        suits = dict(held)
+        for card in cards:
+            if card[0] != "X" and RANK[card] != "J":
+                suits[SUIT[card]] -= 1
+        score = play_weight(suits, len(hand) - len(cards), cards,
+                            [action.get("as", {}).get(card, card) for card in cards],
                             action.get("wish"), points, lacking, fewest_other)
         if "target" in action:
             score -= len(state.hands[action["target"]])
@@ -167,11 +176,19 @@ def play_weight(suits: Mapping[str, int], rest: int, cards: list[str], names: li
 
 def name_jokers(action: dict[str, Any], hand: list[str]) -> dict[str, Any]:
     """Name each joker from its list: a 7 of the suit held most, else a card of that suit."""
+    return _named(action, _joker_suits(hand))
+
+
+def _joker_suits(hand: list[str]) -> list[str]:
+    """The suits a joker's name is looked for in, the suit held most first (jokers aside)."""
+    suits = Counter(SUIT[card] for card in hand if card[0] != "X")
+    return sorted(SUITS, key=lambda suit: -suits.get(suit, 0))
+
+
+def _named(action: dict[str, Any], order: list[str]) -> dict[str, Any]:
     names = action.get("as")
     if not names or all(isinstance(name, str) for name in names.values()):
         return action
-    suits = Counter(SUIT[card] for card in hand if card[0] != "X")
-    order = sorted(SUITS, key=lambda suit: -suits.get(suit, 0))
     chosen = {}
     for joker, options in names.items():
         if isinstance(options, str):

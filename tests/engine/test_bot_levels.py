@@ -5,6 +5,7 @@ from its generator; ``medium`` is the basic bot; the first names ``basic`` and `
 from __future__ import annotations
 
 import random
+from collections import Counter
 from typing import Any
 
 import pytest
@@ -13,6 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from games.engine import RuleSet, apply, bot_level, choose_bot_action, legal_actions, new_game
+from games.engine.bots import name_jokers, play_weight
+from games.engine.cards import RANK, SUIT, house_points, ranking_points
 from games.engine.playouts import playout
 
 SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -136,3 +139,49 @@ def test_the_hard_bots_own_seat_in_a_playout_lays_what_its_own_weights_say(prese
     other seat as the basic bot: where a seat can lay a card, the playout lays the card (and wishes the
     suit) each would."""
     playout_steps_as(new_game(RuleSet.from_preset(preset), 2, seed=seed), seed, seed % 2)
+
+
+def _weighed_by_the_hand_left(state: Any, seat: int, actions: list[dict[str, Any]]) -> dict[str, Any]:
+    """The basic bot's play as its docstring says it: each play (its jokers named) weighed by
+    ``play_weight`` with the suits of the hand it leaves, less the target's hand for a QH swap; ties to
+    the first listed."""
+    hand = state.hands[seat]
+    points = house_points if state.rules.scoring == "points" else ranking_points
+    lacking = set(state.lacking.get((seat + state.direction) % len(state.hands), ()))
+    fewest_other = min(len(other) for index, other in enumerate(state.hands) if index != seat)
+    best: tuple[float, dict[str, Any]] | None = None
+    for action in (action for action in actions if action["type"] == "play"):
+        action = name_jokers(action, hand)
+        rest = [card for card in hand if card not in action["cards"]]
+        suits = Counter(SUIT[card] for card in rest if card[0] != "X" and RANK[card] != "J")
+        names = [action.get("as", {}).get(card, card) for card in action["cards"]]
+        score = play_weight(suits, len(rest), action["cards"], names, action.get("wish"), points, lacking,
+                            fewest_other)
+        score -= len(state.hands[action["target"]]) if "target" in action else 0
+        if best is None or score > best[0]:
+            best = (score, action)
+    assert best is not None
+    return best[1]
+
+
+@SETTINGS
+@given(preset=st.sampled_from(["classic", "house"]), seed=st.integers(0, 2**32 - 1), players=st.integers(2, 4))
+def test_the_basic_bot_weighs_each_play_by_the_hand_it_leaves(preset, seed, players):
+    """Wherever the medium bot may lay a card and no call is open, it lays the play that weighs most with
+    the hand that play leaves (jokers named, QH targets, ace chains and jacks among them). The rounds go
+    on by random legal actions half the time, so the bot meets hands it would not have kept."""
+    state = new_game(RuleSet.from_preset(preset), players, seed=seed)
+    rng = random.Random(seed)
+    checked = 0
+    while state.status == "active" and checked < 60:
+        seat = state.turn
+        actions = legal_actions(state, seat)
+        if any(action["type"] == "play" for action in actions) and not any(action["type"] == "say"
+                                                                            for action in actions):
+            assert choose_bot_action(state, seat, "medium", None) == _weighed_by_the_hand_left(state, seat, actions)
+            checked += 1
+        action = rng.choice(actions) if rng.random() < 0.5 else choose_bot_action(state, seat, "medium", None)
+        names = action.get("as") or {}
+        action = {**action, "as": {joker: rng.choice(name) if isinstance(name, list) else name
+                                   for joker, name in names.items()}} if names else action
+        apply(state, seat, action)
