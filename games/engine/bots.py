@@ -122,11 +122,7 @@ def _basic(state: GameState, seat: int, actions: list[dict[str, Any]]) -> dict[s
     next_seat = (seat + state.direction) % players
     lacking = set(state.lacking.get(next_seat, ()))
     fewest_other = min(len(h) for i, h in enumerate(state.hands) if i != seat)
-    # the hand's counts, once: a house hand lists dozens of plays (joker names, ace chains, targets)
-    held = {suit: 0 for suit in SUITS}
-    for card in hand:
-        if card[0] != "X" and RANK[card] != "J":
-            held[SUIT[card]] += 1
+    held = suits_held(hand)  # once: a house hand lists dozens of plays (joker names, ace chains, targets)
     naming = _joker_suits(hand)
     best: tuple[float, int] | None = None
     chosen = plays[0]
@@ -147,6 +143,15 @@ def _basic(state: GameState, seat: int, actions: list[dict[str, Any]]) -> dict[s
             best = key
             chosen = action
     return chosen
+
+
+def suits_held(hand: list[str]) -> dict[str, int]:
+    """The cards of each suit in ``hand``, jacks and jokers aside: what the basic bot follows and wishes."""
+    held = {suit: 0 for suit in SUITS}
+    for card in hand:
+        if card[0] != "X" and RANK[card] != "J":
+            held[SUIT[card]] += 1
+    return held
 
 
 def play_weight(suits: Mapping[str, int], rest: int, cards: list[str], names: list[str], wish: str | None,

@@ -456,10 +456,7 @@ def _basic_turn(state: GameState, seat: int) -> bool:
     lacking = set(state.lacking.get((seat + state.direction) % players, ()))
     fewest_other = min(len(other) for index, other in enumerate(state.hands) if index != seat)
     targets = [other for other in range(players) if other != seat]
-    suits = {"C": 0, "S": 0, "H": 0, "D": 0}  # the hand's, jacks aside; each card's own taken off in turn
-    for card in hand:
-        if card[0] != "X" and RANK[card] != "J":
-            suits[card[-1]] += 1
+    suits = bots.suits_held(hand)  # each card's own taken off in turn
     rest = len(hand) - 1
     best = -1e18
     chosen: tuple[str, str | None, int | None] = (fitting[0], None, None)

@@ -164,7 +164,7 @@ def _weighed_by_the_hand_left(state: Any, seat: int, actions: list[dict[str, Any
     return best[1]
 
 
-@SETTINGS
+@settings(SETTINGS, max_examples=200)  # the plays whose order the hand left decides are rare: many rounds
 @given(preset=st.sampled_from(["classic", "house"]), seed=st.integers(0, 2**32 - 1), players=st.integers(2, 4))
 def test_the_basic_bot_weighs_each_play_by_the_hand_it_leaves(preset, seed, players):
     """Wherever the medium bot may lay a card and no call is open, it lays the play that weighs most with
@@ -180,8 +180,4 @@ def test_the_basic_bot_weighs_each_play_by_the_hand_it_leaves(preset, seed, play
                                                                             for action in actions):
             assert choose_bot_action(state, seat, "medium", None) == _weighed_by_the_hand_left(state, seat, actions)
             checked += 1
-        action = rng.choice(actions) if rng.random() < 0.5 else choose_bot_action(state, seat, "medium", None)
-        names = action.get("as") or {}
-        action = {**action, "as": {joker: rng.choice(name) if isinstance(name, list) else name
-                                   for joker, name in names.items()}} if names else action
-        apply(state, seat, action)
+        apply(state, seat, choose_bot_action(state, seat, "random" if rng.random() < 0.5 else "medium", rng))
